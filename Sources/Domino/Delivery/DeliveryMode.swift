@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+
+/// Where a subscriber's handler runs (Domino's trigger modes, Signals' callback queues).
+///
+/// Chosen per subscription; a subscription that names none uses its node's
+/// ``DominoNode/deliveryMode``, else the process-wide ``DeliveryMode/default``, which
+/// starts as ``mainThread`` like Domino's. Requests, reformers and interceptors ignore
+/// modes: they always run synchronously on the posting thread, because their answers
+/// decide the walk.
+///
+/// ```swift
+/// node.subscribe(ImageDidDecode.self, on: .postingThread) { event in ... }
+/// node.subscribe(ImageDidDecode.self, on: .queue(renderQueue)) { event in ... }
+/// ```
+public enum DeliveryMode: Sendable {
+    /// The main thread: synchronously when posted there, else queued on the main queue.
+    case mainThread
+    /// Domino's serial background queue, in posting order.
+    case background
+    /// The posting thread, synchronously.
+    case postingThread
+    /// The given dispatch queue: synchronously when posted on it, else queued.
+    case queue(DispatchQueue)
+    /// The given operation queue: synchronously when posted from it, else queued.
+    case operationQueue(OperationQueue)
+
+    /// The mode of subscriptions that name none, on nodes that name none.
+    ///
+    /// Starts as ``mainThread``. Changing it affects posts that start afterwards.
+    public static var `default`: DeliveryMode {
+        get { graphLock.withShared { GraphSettings.defaultDelivery } }
+        set {
+            newValue.prepare()
+            graphLock.withExclusive { _ in GraphSettings.defaultDelivery = newValue }
+        }
+    }
+}
+
+extension DeliveryMode: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .mainThread: return "mainThread"
+        case .background: return "background"
+        case .postingThread: return "postingThread"
+        case .queue(let queue): return "queue(\(queue.label))"
+        case .operationQueue(let queue): return "operationQueue(\(queue.name ?? "unnamed"))"
+        }
+    }
+}
+
+/// Domino's own background queue: serial, so background deliveries keep posting order.
+let backgroundDeliveryQueue = DispatchQueue(label: "domino.background", qos: .utility)
+
+/// Marks dispatch queues so that "am I already on this queue?" is one look-up.
+private let queueMarkerKey = DispatchSpecificKey<QueueMarker>()
+private final class QueueMarker: Sendable {}
+
+extension DeliveryMode {
+    /// Called when a mode is stored; marks dispatch queues for `isCurrent`.
+    func prepare() {
+        if case .queue(let queue) = self, queue.getSpecific(key: queueMarkerKey) == nil {
+            queue.setSpecific(key: queueMarkerKey, value: QueueMarker())
+        }
+    }
+
+    /// True when a handler in this mode can run right now on this thread.
+    @inline(__always)
+    func isCurrent(_ thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        switch self {
+        case .postingThread: return true
+        case .mainThread: return thread.pointee.isMainThread
+        case .background: return DispatchQueue.getSpecific(key: queueMarkerKey) === backgroundMarker
+        case .queue(let queue):
+            guard let marker = queue.getSpecific(key: queueMarkerKey) else { return false }
+            return DispatchQueue.getSpecific(key: queueMarkerKey) === marker
+        case .operationQueue(let queue): return OperationQueue.current === queue
+        }
+    }
+
+    /// Queues `work` where this mode says.
+    func schedule(_ work: @escaping @Sendable () -> Void) {
+        switch self {
+        case .postingThread: work()
+        case .mainThread: DispatchQueue.main.async(execute: work)
+        case .background: backgroundDeliveryQueue.async(execute: work)
+        case .queue(let queue): queue.async(execute: work)
+        case .operationQueue(let queue): queue.addOperation(work)
+        }
+    }
+}
+
+private let backgroundMarker: QueueMarker = {
+    let marker = QueueMarker()
+    backgroundDeliveryQueue.setSpecific(key: queueMarkerKey, value: marker)
+    return marker
+}()

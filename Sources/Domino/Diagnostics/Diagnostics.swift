@@ -1,0 +1,121 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+
+/// A misuse or anomaly that Domino noticed and survived.
+///
+/// Domino never crashes on misuse: it reports a `Diagnostic` through ``Diagnostics``
+/// and carries on with a documented outcome (the `message` says which).
+public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        /// `mount(at:)` was asked to mount a node at itself. The mount is refused.
+        case mountAtSelf
+        /// A mount closed a cycle. The mount is kept; routes visit each node once.
+        case mountCycle
+        /// `unmount(from:)` named a node that is not a parent. Nothing changes.
+        case notMounted
+        /// Posts or requests nested deeper than ``DominoNode/maximumNestingDepth`` on one
+        /// thread (a handler posting recursively without end). The innermost post is
+        /// dropped; the outer ones complete.
+        case nestingLimitExceeded
+        /// A handler delivered asynchronously tried to stop propagation. The walk had
+        /// already moved on; the stop is ignored.
+        case stopIgnored
+        /// A request reached the end of its route unanswered while
+        /// ``Diagnostics/reportsUnansweredRequests`` is on. The request returns nil.
+        case unansweredRequest
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence for people: what happened, where, and what Domino did about it.
+    public let message: String
+
+    /// Creates a diagnostic.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "Domino [\(code.rawValue)]: \(message)" }
+}
+
+/// The one hook through which Domino reports misuse.
+///
+/// By default each diagnostic is printed to standard error. Install your own handler
+/// to route them to your logger or to fail loudly in debug builds:
+///
+/// ```swift
+/// Diagnostics.setHandler { diagnostic in
+///     logger.warning("\(diagnostic)")
+///     assertionFailure(diagnostic.message)
+/// }
+/// ```
+///
+/// Tests capture the diagnostics raised by their own code, without touching the
+/// global handler (and so without disturbing tests that run in parallel):
+///
+/// ```swift
+/// let diagnostics = Diagnostics.capture { node.mount(at: node) }
+/// #expect(diagnostics.map(\.code) == [.mountAtSelf])
+/// ```
+public enum Diagnostics {
+    private static let handler = Mutex<@Sendable (Diagnostic) -> Void>(Diagnostics.printToStandardError)
+
+    @TaskLocal static var collector: Collector?
+
+    /// Replaces the global diagnostics handler.
+    public static func setHandler(_ newHandler: @escaping @Sendable (Diagnostic) -> Void) {
+        handler.withLock { $0 = newHandler }
+    }
+
+    /// Restores the default handler, which prints to standard error.
+    public static func resetHandler() {
+        setHandler(printToStandardError)
+    }
+
+    /// When true, a request that nobody on its route answers is reported as
+    /// ``Diagnostic/Code/unansweredRequest``. Off by default.
+    public static var reportsUnansweredRequests: Bool {
+        get { graphLock.withShared { GraphSettings.strictRequests } }
+        set { graphLock.withExclusive { _ in GraphSettings.strictRequests = newValue } }
+    }
+
+    /// Runs `body` and returns the diagnostics it raised on the current task or
+    /// thread, instead of passing them to the global handler.
+    @discardableResult
+    public static func capture(_ body: () throws -> Void) rethrows -> [Diagnostic] {
+        let collector = Collector()
+        try $collector.withValue(collector) { try body() }
+        return collector.records
+    }
+
+    /// Reports a diagnostic to the capturing scope, or else to the global handler.
+    public static func report(_ code: Diagnostic.Code, _ message: String) {
+        let diagnostic = Diagnostic(code: code, message: message)
+        if let collector {
+            collector.append(diagnostic)
+            return
+        }
+        let current = handler.withLock { $0 }
+        current(diagnostic)
+    }
+
+    /// The default handler.
+    @Sendable
+    public static func printToStandardError(_ diagnostic: Diagnostic) {
+        let line = diagnostic.description + "\n"
+        _ = line.withCString { fputs($0, stderr) }
+    }
+
+    final class Collector: @unchecked Sendable {
+        private let storage = Mutex<[Diagnostic]>([])
+        func append(_ diagnostic: Diagnostic) { storage.withLock { $0.append(diagnostic) } }
+        var records: [Diagnostic] { storage.withLock { $0 } }
+    }
+}

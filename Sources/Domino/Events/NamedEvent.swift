@@ -1,0 +1,103 @@
+/// The name of a named event (Domino's SimpleEvent), usable as a string literal.
+///
+/// ```swift
+/// extension EventName {
+///     static let statistics: EventName = "ContentViewControllerStatisticsEvent"
+/// }
+/// node.post(.statistics, ["msg": "did load"])
+/// ```
+public struct EventName: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string behind the name.
+    public let rawValue: String
+
+    /// Creates a name from a string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates a name from a string.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates a name from a string literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+}
+
+/// A named event as its subscribers receive it: the name and its parameters.
+///
+/// Parameters are a `[String: any Sendable]` dictionary, like a notification's
+/// user info. An optional value is stored as it is, so a key whose value is nil
+/// stays in the dictionary (the responder-chain blog's nil-safe parameters):
+///
+/// ```swift
+/// let phone: String? = nil
+/// node.post("SelectFund", ["code": "F001", "phone": phone as any Sendable])
+/// // a subscriber sees event.contains("phone") == true, event.value("phone", as: String.self) == nil
+/// ```
+public struct NamedEvent: Sendable, CustomStringConvertible {
+    /// The event's name.
+    public let name: EventName
+    /// The parameters; interceptors may rewrite them (see ``DominoNode/reform(_:_:)-(EventName,_)``).
+    public var parameters: [String: any Sendable]
+
+    /// Creates a named event.
+    public init(name: EventName, parameters: [String: any Sendable] = [:]) {
+        self.name = name
+        self.parameters = parameters
+    }
+
+    /// The parameter under `key`, or nil when it is missing, nil, or of another type.
+    ///
+    /// Optionals are looked through: a stored `String?` is read with `as: String.self`.
+    public func value<T>(_ key: String, as type: T.Type = T.self) -> T? {
+        guard let stored = parameters[key] else { return nil }
+        return Self.unwrap(stored) as? T
+    }
+
+    /// True when the parameters hold `key`, even with a nil value.
+    public func contains(_ key: String) -> Bool {
+        parameters[key] != nil
+    }
+
+    /// True when `key` is present and its value is nil.
+    public func isNil(_ key: String) -> Bool {
+        guard let stored = parameters[key] else { return false }
+        return Self.unwrap(stored) == nil
+    }
+
+    /// The parameter under `key`, as stored.
+    public subscript(key: String) -> (any Sendable)? {
+        get { parameters[key] }
+        set { parameters[key] = newValue }
+    }
+
+    public var description: String {
+        let pairs = parameters.keys.sorted().map { key -> String in
+            let value = Self.unwrap(parameters[key]!).map { "\($0)" } ?? "nil"
+            return "\(key): \(value)"
+        }
+        return "\(name.rawValue)[\(pairs.joined(separator: ", "))]"
+    }
+
+    /// Strips any number of Optional layers from a stored value.
+    private static func unwrap(_ value: Any) -> Any? {
+        var current: Any = value
+        while let optional = current as? any OptionalProtocol {
+            guard let wrapped = optional.wrappedAny else { return nil }
+            current = wrapped
+        }
+        return current
+    }
+}
+
+private protocol OptionalProtocol {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    fileprivate var wrappedAny: Any? {
+        switch self {
+        case .some(let value): return value
+        case .none: return nil
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// What happened to a post: how many handlers it reached and whether, where and
+/// why it was stopped.
+///
+/// `post` returns it discardably; use it in tests and diagnostics:
+///
+/// ```swift
+/// let result = node.post(ContentDidLoad(itemCount: 3))
+/// if !result.wasDelivered { print("nobody listens for ContentDidLoad") }
+/// ```
+public struct PostResult: Sendable, Equatable, CustomStringConvertible {
+    /// Why a walk ended before the end of its route.
+    public enum StopReason: Sendable, Equatable {
+        /// An interceptor returned ``Interception/stop``.
+        case interceptor
+        /// A subscriber called ``Propagation/stop()``.
+        case subscriber
+        /// A subscriber called ``Propagation/stopImmediately()``.
+        case subscriberImmediately
+        /// The post was nested deeper than ``DominoNode/maximumNestingDepth`` and was
+        /// dropped before reaching anyone (reported through ``Diagnostics``).
+        case nestingLimit
+    }
+
+    /// Handlers that ran, or were scheduled on their delivery queue.
+    public let deliveries: Int
+    /// Nodes on the route that the walk reached, the posting node included.
+    public let nodesVisited: Int
+    /// Why the walk stopped early, or nil when it went the whole route.
+    public let stopReason: StopReason?
+    /// The description (label) of the node where the walk stopped.
+    public let stoppedAt: String?
+
+    /// True when at least one handler received the event.
+    public var wasDelivered: Bool { deliveries > 0 }
+    /// True when something stopped the event before the end of its route.
+    public var wasStopped: Bool { stopReason != nil }
+
+    public var description: String {
+        var text = "delivered to \(deliveries) handler(s) over \(nodesVisited) node(s)"
+        if let stopReason {
+            text += ", stopped (\(stopReason)) at \(stoppedAt ?? "?")"
+        }
+        return text
+    }
+}

@@ -1,0 +1,94 @@
+extension DominoNode {
+    /// Posts a typed event: this node's subscribers, then every node up the route.
+    ///
+    /// Every subscriber for `E` on the route is notified, in route order and, at each
+    /// node, in subscription order. At each node the reformers run first, then the
+    /// subscribers, then the interceptors, which may stop the event there.
+    ///
+    /// ```swift
+    /// contentNode.post(ContentDidLoad(itemCount: 12))
+    /// ```
+    ///
+    /// - Returns: What happened; posting when nobody listens is a no-op whose result
+    ///   says so (``PostResult/wasDelivered`` is false).
+    @discardableResult
+    public func post<E: Event>(_ event: E) -> PostResult {
+        deliver(event, key: .of(E.self))
+    }
+
+    /// Subscribes a handler to events of type `E` posted here or below.
+    ///
+    /// ```swift
+    /// containerNode.subscribe(ContentDidLoad.self, on: .postingThread) { event in
+    ///     print(event.itemCount)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - mode: Where the handler runs; nil uses the node's, else the global, default.
+    ///   - handler: Called with each event.
+    /// - Returns: A handle that can cancel; the subscription lives on without it.
+    @discardableResult
+    public func subscribe<E: Event>(
+        _ type: E.Type,
+        on mode: DeliveryMode? = nil,
+        _ handler: @escaping @Sendable (E) -> Void
+    ) -> Subscription {
+        add(ClosureReceiver<E>(key: .of(E.self), delivery: mode, body: handler))
+    }
+
+    /// Subscribes a handler that can stop the event (see ``Propagation``).
+    ///
+    /// ```swift
+    /// node.subscribe(Tap.self, on: .postingThread) { tap, propagation in
+    ///     propagation.stop()   // nodes further up do not see this tap
+    /// }
+    /// ```
+    @discardableResult
+    public func subscribe<E: Event>(
+        _ type: E.Type,
+        on mode: DeliveryMode? = nil,
+        _ handler: @escaping @Sendable (E, inout Propagation) -> Void
+    ) -> Subscription {
+        add(ControllingReceiver<E>(key: .of(E.self), delivery: mode, body: handler))
+    }
+
+    /// Subscribes on behalf of `owner`, which is held weakly and passed to the handler,
+    /// so there is no `[weak self]` dance; the subscription ends when the owner
+    /// deallocates.
+    ///
+    /// ```swift
+    /// domino.subscribe(ContentDidLoad.self, owner: self) { controller, event in
+    ///     controller.reload(count: event.itemCount)
+    /// }
+    /// ```
+    @discardableResult
+    public func subscribe<E: Event, Owner: AnyObject>(
+        _ type: E.Type,
+        owner: Owner,
+        on mode: DeliveryMode? = nil,
+        _ handler: @escaping @Sendable (Owner, E) -> Void
+    ) -> Subscription {
+        add(OwnedReceiver<E, Owner>(key: .of(E.self), delivery: mode, owner: owner) { owner, event, _ in
+            handler(owner, event)
+        })
+    }
+
+    /// Subscribes on behalf of `owner` with a handler that can stop the event.
+    @discardableResult
+    public func subscribe<E: Event, Owner: AnyObject>(
+        _ type: E.Type,
+        owner: Owner,
+        on mode: DeliveryMode? = nil,
+        _ handler: @escaping @Sendable (Owner, E, inout Propagation) -> Void
+    ) -> Subscription {
+        add(OwnedReceiver<E, Owner>(key: .of(E.self), delivery: mode, owner: owner, body: handler))
+    }
+
+    /// Removes every handler for `type` at this node: subscribers, responders,
+    /// reformers and interceptors (Domino's `unsubscribeEvent:`).
+    public func unsubscribe<T>(_ type: T.Type) {
+        removeSlot(.of(T.self))
+    }
+}

@@ -1,0 +1,260 @@
+/// The engine behind `post` and `request`: collect under the shared lock, run outside.
+///
+/// A walk copies, under one shared lock, the handler tables of the route's nodes
+/// that have handlers for the slot, then releases the lock and runs them in route
+/// order. So handlers never run under a lock, a handler may change the graph freely
+/// (its changes apply to posts that start afterwards), and a post costs one lock
+/// whatever the depth.
+
+/// What a walk collected at one node.
+struct Stage {
+    let table: HandlerTable
+    let label: String?
+    let nodeID: ObjectIdentifier
+    let delivery: DeliveryMode?
+    let traced: Bool
+
+    var nodeName: String { DominoNode.describe(label: label, id: nodeID) }
+}
+
+/// Stages in route order; the first is kept inline so that the common one-stage
+/// post allocates nothing.
+struct StageList {
+    private var first: Stage?
+    private var rest: ContiguousArray<Stage> = []
+    private(set) var count = 0
+
+    @inline(__always)
+    mutating func append(_ stage: Stage) {
+        if count == 0 { first = stage } else { rest.append(stage) }
+        count += 1
+    }
+
+    @inline(__always)
+    subscript(index: Int) -> Stage {
+        index == 0 ? first.unsafelyUnwrapped : rest[index - 1]
+    }
+}
+
+/// Everything a walk read under the lock.
+struct Plan {
+    var stages = StageList()
+    var nodesVisited = 0
+    var originTraced = false
+    var defaultDelivery: DeliveryMode = .mainThread
+    var strictRequests = false
+}
+
+extension DominoNode {
+    /// Collects the stages of `key` along the route from this node.
+    @inline(__always)
+    func plan(for key: SlotKey, thread: UnsafeMutablePointer<ThreadState>) -> Plan {
+        var plan = Plan()
+        let stripe = thread.pointee.stripe
+        graphLock.lockShared(stripe: stripe)
+        let traceAll = GraphSettings.traceAll
+        plan.originTraced = traceAll || tracingFlag
+        plan.defaultDelivery = GraphSettings.defaultDelivery
+        plan.strictRequests = GraphSettings.strictRequests
+        Route.walk(from: self) { node in
+            plan.nodesVisited += 1
+            if node.slots.isEmpty { return }
+            for slot in node.slots where slot.key == key {
+                plan.stages.append(Stage(
+                    table: slot.table,
+                    label: node.label,
+                    nodeID: ObjectIdentifier(node),
+                    delivery: node.deliveryOverride,
+                    traced: traceAll || node.tracingFlag
+                ))
+                return
+            }
+        }
+        graphLock.unlockShared(stripe: stripe)
+        return plan
+    }
+
+    /// Enters one level of nesting, or reports the runaway and returns false.
+    @inline(__always)
+    func enterNesting(_ thread: UnsafeMutablePointer<ThreadState>, what: @autoclosure () -> String) -> Bool {
+        if thread.pointee.nesting >= Self.maximumNestingDepth {
+            Diagnostics.report(
+                .nestingLimitExceeded,
+                "\(what()) at \(self) is nested \(Self.maximumNestingDepth) levels deep on one thread (a handler posting recursively?); it was dropped."
+            )
+            return false
+        }
+        thread.pointee.nesting += 1
+        return true
+    }
+
+    /// Posts `value` along the route, notifying the receivers of `key`.
+    func deliver<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
+        let thread = ThreadState.current
+        guard enterNesting(thread, what: "Posting \(key.displayName(for: Payload.self))") else {
+            return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
+        }
+        defer { thread.pointee.nesting -= 1 }
+
+        let plan = plan(for: key, thread: thread)
+        let eventName = plan.originTraced || plan.stages.count > 0 ? key.displayName(for: Payload.self) : ""
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .posted, event: eventName, node: description))
+        }
+
+        var value = value
+        var deliveries = 0
+        var stopReason: PostResult.StopReason?
+        var stoppedAt: String?
+        var orphans: [Subscription] = []
+
+        stages: for index in 0..<plan.stages.count {
+            let stage = plan.stages[index]
+            let table = stage.table
+
+            for handler in table.reformers {
+                let reformer = unsafeDowncast(handler, to: Reformer<Payload>.self)
+                if stage.traced {
+                    let before = String(describing: value)
+                    reformer.body(&value)
+                    Tracing.emit(TraceRecord(kind: .reformed(from: before, to: String(describing: value)), event: eventName, node: stage.nodeName))
+                } else {
+                    reformer.body(&value)
+                }
+            }
+
+            var propagation = Propagation()
+            for handler in table.subscribers {
+                let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
+                let mode = receiver.delivery ?? stage.delivery ?? plan.defaultDelivery
+                if mode.isCurrent(thread) {
+                    if receiver.receive(value, &propagation) {
+                        deliveries += 1
+                        if stage.traced {
+                            Tracing.emit(TraceRecord(kind: .delivered, event: eventName, node: stage.nodeName))
+                        }
+                    } else {
+                        orphans.append(receiver)
+                    }
+                    if propagation.requestedStop == .immediately { break }
+                } else {
+                    deliveries += 1
+                    Self.schedule(value, to: receiver, mode: mode, nodeName: stage.nodeName)
+                    if stage.traced {
+                        Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName))
+                    }
+                }
+            }
+            if let stop = propagation.requestedStop {
+                stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
+                stoppedAt = stage.nodeName
+            } else {
+                for handler in table.interceptors {
+                    let interceptor = unsafeDowncast(handler, to: Interceptor<Payload>.self)
+                    if interceptor.body(value) == .stop {
+                        stopReason = .interceptor
+                        stoppedAt = stage.nodeName
+                        break
+                    }
+                }
+            }
+            if let stopReason {
+                if stage.traced || plan.originTraced {
+                    Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
+                }
+                break stages
+            }
+        }
+
+        if deliveries == 0 && plan.originTraced && stopReason == nil {
+            Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
+        }
+        if !orphans.isEmpty { purge(orphans) }
+        return PostResult(deliveries: deliveries, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+    }
+
+    /// Hands `value` to a receiver on another thread or queue.
+    @inline(never)
+    static func schedule<Payload: Sendable>(_ value: Payload, to receiver: Receiver<Payload>, mode: DeliveryMode, nodeName: String) {
+        mode.schedule {
+            // A cancel that returned before this runs must win.
+            guard receiver.isAttached else { return }
+            var detached = Propagation()
+            _ = receiver.receive(value, &detached)
+            if detached.isStopped {
+                Diagnostics.report(
+                    .stopIgnored,
+                    "A subscriber for \(receiver.handledName) at \(nodeName) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored."
+                )
+            }
+        }
+    }
+
+    /// Walks the route for a request: reformers, then responders until one answers,
+    /// then interceptors, node by node.
+    func ask<R: Request>(_ request: R) -> R.Response? {
+        let thread = ThreadState.current
+        guard enterNesting(thread, what: "Requesting \(R.self)") else { return nil }
+        defer { thread.pointee.nesting -= 1 }
+
+        let plan = plan(for: .of(R.self), thread: thread)
+        let eventName = plan.originTraced ? String(describing: R.self) : ""
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))
+        }
+        var request = request
+        var orphans: [Subscription] = []
+        defer { if !orphans.isEmpty { purge(orphans) } }
+
+        for index in 0..<plan.stages.count {
+            let stage = plan.stages[index]
+            for handler in stage.table.reformers {
+                let reformer = unsafeDowncast(handler, to: Reformer<R>.self)
+                if stage.traced {
+                    let before = String(describing: request)
+                    reformer.body(&request)
+                    Tracing.emit(TraceRecord(kind: .reformed(from: before, to: String(describing: request)), event: eventName, node: stage.nodeName))
+                } else {
+                    reformer.body(&request)
+                }
+            }
+            for handler in stage.table.responders {
+                let responder = unsafeDowncast(handler, to: Responder<R>.self)
+                switch responder.answer(request) {
+                case .none:
+                    orphans.append(responder)
+                case .some(.none):
+                    continue
+                case .some(.some(let answer)):
+                    if stage.traced || plan.originTraced {
+                        Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: String(describing: R.self), node: stage.nodeName))
+                    }
+                    return answer
+                }
+            }
+            for handler in stage.table.interceptors {
+                let interceptor = unsafeDowncast(handler, to: Interceptor<R>.self)
+                if interceptor.body(request) == .stop {
+                    if stage.traced || plan.originTraced {
+                        Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: String(describing: R.self), node: stage.nodeName))
+                    }
+                    return nil
+                }
+            }
+        }
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .unanswered, event: eventName, node: description))
+        }
+        if plan.strictRequests {
+            Diagnostics.report(.unansweredRequest, "\(R.self) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
+        }
+        return nil
+    }
+}
+
+extension Subscription {
+    /// True while the subscription is registered at a node.
+    var isAttached: Bool {
+        graphLock.withShared { node != nil }
+    }
+}

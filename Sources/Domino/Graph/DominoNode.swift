@@ -1,0 +1,244 @@
+/// One participant of the event chain, owned by its host object.
+///
+/// Give each object that posts or receives events a node and keep it for the
+/// object's lifetime, as Domino's `self.domino`:
+///
+/// ```swift
+/// final class ContentViewController {
+///     let domino = DominoNode(label: "content")
+/// }
+/// ```
+///
+/// Nodes form a graph: ``mount(at:)`` makes a node's events travel up to another
+/// node. A node may be mounted at several parents (a DAG); cycles are survived. The
+/// graph holds no strong reference between nodes, so mounting never keeps a host
+/// alive and never makes a retain cycle: when a node deallocates it drops out of
+/// every route and takes its subscriptions with it.
+///
+/// Every method is safe to call from any thread and from inside any handler.
+public final class DominoNode: @unchecked Sendable {
+    /// A name used by tracing, diagnostics and descriptions.
+    public let label: String?
+
+    // Guarded by `graphLock`.
+    var parentLinks = NodeList()
+    var childLinks = NodeList()
+    var slots: ContiguousArray<Slot> = []
+    var tracingFlag = false
+    var deliveryOverride: DeliveryMode?
+
+    /// How many posts and requests may nest on one thread (a handler posting, whose
+    /// handler posts, ...). A post beyond it is dropped and reported as
+    /// ``Diagnostic/Code/nestingLimitExceeded``, which stops runaway recursion
+    /// without crashing.
+    public static let maximumNestingDepth = 64
+
+    /// Creates a node.
+    ///
+    /// - Parameter label: A name that tracing and diagnostics show, such as
+    ///   `"ContentViewController"`.
+    public init(label: String? = nil) {
+        self.label = label
+    }
+
+    deinit {
+        graphLock.withExclusive { graveyard in
+            parentLinks.forEach { $0.childLinks.remove(self) }
+            childLinks.forEach { $0.parentLinks.remove(self) }
+            parentLinks.removeAll()
+            childLinks.removeAll()
+            for slot in slots {
+                slot.table.forEachHandler { $0.node = nil }
+                graveyard.add(slot.table)
+            }
+            slots = []
+        }
+    }
+
+    // MARK: Settings
+
+    /// When true, posts and requests that start at or reach this node report
+    /// ``TraceRecord``s to the ``Tracing`` sink (Domino's debug mode, per node).
+    public var isTracing: Bool {
+        get { graphLock.withShared { tracingFlag } }
+        set { graphLock.withExclusive { _ in tracingFlag = newValue } }
+    }
+
+    /// The delivery mode of this node's subscriptions that name none; nil (the
+    /// default) defers to ``DeliveryMode/default``.
+    public var deliveryMode: DeliveryMode? {
+        get { graphLock.withShared { deliveryOverride } }
+        set {
+            newValue?.prepare()
+            graphLock.withExclusive { _ in deliveryOverride = newValue }
+        }
+    }
+
+    // MARK: Mounting
+
+    /// Mounts this node at `parent`: events posted here continue to `parent` after
+    /// this node, in the order of mounting when there are several parents.
+    ///
+    /// ```swift
+    /// manager.domino.mount(at: contentViewController.domino)
+    /// ```
+    ///
+    /// Mounting at a node that is already a parent changes nothing. Mounting a node at
+    /// itself is refused and reported; a mount that closes a cycle is kept and
+    /// reported (routes still visit each node once).
+    ///
+    /// - Returns: True when a new link was made.
+    @discardableResult
+    public func mount(at parent: DominoNode) -> Bool {
+        if parent === self {
+            Diagnostics.report(.mountAtSelf, "\(self) cannot be mounted at itself; the mount was ignored.")
+            return false
+        }
+        var closedCycle = false
+        let mounted: Bool = graphLock.withExclusive { _ in
+            if parentLinks.contains(parent) { return false }
+            // A cycle appears exactly when the new parent is already below this node.
+            if Route.reachesDown(from: self, to: parent) {
+                closedCycle = true
+                Route.graphMayHaveCycles = true
+            }
+            parentLinks.append(parent)
+            parent.childLinks.append(self)
+            return true
+        }
+        if closedCycle {
+            Diagnostics.report(.mountCycle, "Mounting \(self) at \(parent) closes a cycle; the mount was kept and routes visit each node once.")
+        }
+        return mounted
+    }
+
+    /// Removes the link to `parent` (Domino's `unmountFromPredomino:`).
+    ///
+    /// You never need to unmount before a host deallocates: links are not retained.
+    /// Unmounting from a node that is not a parent is reported and changes nothing.
+    public func unmount(from parent: DominoNode) {
+        let removed: Bool = graphLock.withExclusive { _ in
+            guard parentLinks.remove(parent) else { return false }
+            parent.childLinks.remove(self)
+            return true
+        }
+        if !removed {
+            Diagnostics.report(.notMounted, "\(self) is not mounted at \(parent); nothing was unmounted.")
+        }
+    }
+
+    /// Removes every link to a parent.
+    public func unmountFromAll() {
+        graphLock.withExclusive { _ in
+            parentLinks.forEach { $0.childLinks.remove(self) }
+            parentLinks.removeAll()
+        }
+    }
+
+    /// The nodes this node is mounted at, in mount order.
+    public var parents: [DominoNode] {
+        graphLock.withShared { parentLinks.nodes }
+    }
+
+    /// The nodes mounted at this node, in mount order.
+    public var children: [DominoNode] {
+        graphLock.withShared { childLinks.nodes }
+    }
+
+    /// The nodes a post from here visits, in order: this node, then its ancestors
+    /// depth-first, parents in mount order, each once.
+    public var route: [DominoNode] {
+        graphLock.withShared {
+            var nodes: [DominoNode] = []
+            Route.walk(from: self) { nodes.append($0) }
+            return nodes
+        }
+    }
+
+    // MARK: Handler table
+
+    /// Adds a handler under the exclusive lock.
+    func add<H: Subscription>(_ handler: H) -> H {
+        handler.delivery?.prepare()
+        let key = handler.slotKey
+        graphLock.withExclusive { _ in
+            handler.node = self
+            if let index = slots.firstIndex(where: { $0.key == key }) {
+                // A walk in flight may hold this table: copy instead of mutating it.
+                if !isKnownUniquelyReferenced(&slots[index].table) {
+                    slots[index].table = HandlerTable(copying: slots[index].table)
+                }
+                slots[index].table.append(handler)
+            } else {
+                let table = HandlerTable()
+                table.append(handler)
+                slots.append(Slot(key: key, table: table))
+            }
+        }
+        return handler
+    }
+
+    /// Removes one handler. Exclusive lock held.
+    func removeLocked(_ handler: Subscription, graveyard: inout Graveyard) {
+        handler.node = nil
+        graveyard.add(handler)
+        let key = handler.slotKey
+        guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
+        if !isKnownUniquelyReferenced(&slots[index].table) {
+            slots[index].table = HandlerTable(copying: slots[index].table)
+        }
+        slots[index].table.remove(handler)
+        if slots[index].table.isEmpty {
+            graveyard.add(slots[index].table)
+            slots.remove(at: index)
+        }
+    }
+
+    /// Removes every handler of `key` at this node.
+    func removeSlot(_ key: SlotKey) {
+        graphLock.withExclusive { graveyard in
+            guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
+            slots[index].table.forEachHandler { $0.node = nil }
+            graveyard.add(slots[index].table)
+            slots.remove(at: index)
+        }
+    }
+
+    /// Removes handlers whose owner deallocated, found by a walk (outside the lock).
+    func purge(_ orphans: [Subscription]) {
+        graphLock.withExclusive { graveyard in
+            for orphan in orphans where orphan.node != nil {
+                orphan.node?.removeLocked(orphan, graveyard: &graveyard)
+            }
+        }
+    }
+
+    /// Removes every subscriber, responder, reformer and interceptor at this node
+    /// (Domino's `clearAllSubscribers`). Links to other nodes stay.
+    public func clearAllSubscribers() {
+        graphLock.withExclusive { graveyard in
+            for slot in slots {
+                slot.table.forEachHandler { $0.node = nil }
+                graveyard.add(slot.table)
+            }
+            slots = []
+        }
+    }
+
+    /// How many handlers of every kind are registered at this node.
+    public var subscriptionCount: Int {
+        graphLock.withShared { slots.reduce(0) { $0 + $1.table.count } }
+    }
+}
+
+extension DominoNode: CustomStringConvertible {
+    /// The label, or a generated name with the node's address.
+    public var description: String {
+        Self.describe(label: label, id: ObjectIdentifier(self))
+    }
+
+    static func describe(label: String?, id: ObjectIdentifier) -> String {
+        if let label { return label }
+        return "DominoNode(0x" + String(UInt(bitPattern: id), radix: 16) + ")"
+    }
+}

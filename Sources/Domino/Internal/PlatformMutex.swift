@@ -1,0 +1,93 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Android)
+@preconcurrency import Android
+#else
+#error("Domino needs pthreads.")
+#endif
+
+/// The only place that knows which C mutex and thread-local API the platform has.
+///
+/// Everything else in Domino talks to `PlatformMutex` and `ThreadLocalSlot`,
+/// so no other file needs `#if os(...)`.
+enum PlatformMutex {
+    /// Bytes one mutex needs; callers may give it more (padding against false sharing).
+    static var size: Int { MemoryLayout<pthread_mutex_t>.size }
+
+    static func initialize(_ raw: UnsafeMutableRawPointer) {
+        let mutex = raw.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let error = pthread_mutex_init(mutex, nil)
+        precondition(error == 0, "pthread_mutex_init failed: \(error)")
+    }
+
+    static func destroy(_ raw: UnsafeMutableRawPointer) {
+        let mutex = raw.assumingMemoryBound(to: pthread_mutex_t.self)
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+    }
+
+    @inline(__always)
+    static func lock(_ raw: UnsafeMutableRawPointer) {
+        pthread_mutex_lock(raw.assumingMemoryBound(to: pthread_mutex_t.self))
+    }
+
+    @inline(__always)
+    static func unlock(_ raw: UnsafeMutableRawPointer) {
+        pthread_mutex_unlock(raw.assumingMemoryBound(to: pthread_mutex_t.self))
+    }
+}
+
+/// A small mutex for state that is not part of the node graph (sinks, settings).
+final class Mutex<Value>: @unchecked Sendable {
+    private let raw: UnsafeMutableRawPointer
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        raw = .allocate(byteCount: PlatformMutex.size, alignment: 16)
+        PlatformMutex.initialize(raw)
+    }
+
+    deinit {
+        PlatformMutex.destroy(raw)
+        raw.deallocate()
+    }
+
+    @inline(__always)
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        PlatformMutex.lock(raw)
+        defer { PlatformMutex.unlock(raw) }
+        return try body(&value)
+    }
+}
+
+/// One pointer per thread, with a destructor run when the thread exits.
+struct ThreadLocalSlot: @unchecked Sendable {
+    private let key: pthread_key_t
+
+    init(destructor: @convention(c) (UnsafeMutableRawPointer) -> Void) {
+        var key = pthread_key_t()
+        #if canImport(Darwin)
+        let error = pthread_key_create(&key, destructor)
+        #else
+        // Glibc declares the destructor's argument optional.
+        let error = pthread_key_create(&key, unsafeBitCast(destructor, to: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self))
+        #endif
+        precondition(error == 0, "pthread_key_create failed: \(error)")
+        self.key = key
+    }
+
+    @inline(__always)
+    var value: UnsafeMutableRawPointer? {
+        pthread_getspecific(key)
+    }
+
+    func set(_ pointer: UnsafeMutableRawPointer?) {
+        pthread_setspecific(key, pointer)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Per-thread bookkeeping, reached through one `pthread_getspecific` per post.
+///
+/// It is plain memory (not a class) so that reaching it costs no reference counting.
+/// Only the owning thread ever reads or writes it.
+struct ThreadState {
+    /// Which stripe of `graphLock` this thread reads under.
+    let stripe: Int
+    /// Cached, because Foundation's `Thread.isMainThread` costs hundreds of ns on Linux.
+    let isMainThread: Bool
+    /// How many posts and requests are nested on this thread right now.
+    var nesting: Int
+
+    private static let slot = ThreadLocalSlot { pointer in
+        let state = pointer.assumingMemoryBound(to: ThreadState.self)
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    private static let nextStripe = Mutex(0)
+
+    @inline(__always)
+    static var current: UnsafeMutablePointer<ThreadState> {
+        if let raw = slot.value {
+            return raw.assumingMemoryBound(to: ThreadState.self)
+        }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> UnsafeMutablePointer<ThreadState> {
+        // Round-robin keeps the first `stripeCount` threads on private stripes.
+        let stripe = nextStripe.withLock { next in
+            defer { next = (next + 1) % GraphLock.stripeCount }
+            return next
+        }
+        let state = UnsafeMutablePointer<ThreadState>.allocate(capacity: 1)
+        state.initialize(to: ThreadState(stripe: stripe, isMainThread: Thread.isMainThread, nesting: 0))
+        slot.set(UnsafeMutableRawPointer(state))
+        return state
+    }
+}

@@ -1,0 +1,154 @@
+/// The concrete handlers behind `Subscription`, one class per shape of closure.
+///
+/// A slot holds handlers of one payload type only (the slot key is the payload's
+/// type, or an event name whose payload is always `NamedEvent`), which is what makes
+/// the `unsafeDowncast`s in the walk sound.
+
+/// Receives a notification (typed or named event).
+class Receiver<Payload: Sendable>: Subscription, @unchecked Sendable {
+    let key: SlotKey
+
+    init(key: SlotKey, delivery: DeliveryMode?) {
+        self.key = key
+        super.init(role: .subscriber, delivery: delivery)
+    }
+
+    override var slotKey: SlotKey { key }
+    override var handledName: String { key.displayName(for: Payload.self) }
+
+    /// Delivers `value`; returns false when the owner is gone (the handler did not run).
+    func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        preconditionFailure("abstract")
+    }
+}
+
+final class ClosureReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
+    let body: @Sendable (Payload) -> Void
+
+    init(key: SlotKey, delivery: DeliveryMode?, body: @escaping @Sendable (Payload) -> Void) {
+        self.body = body
+        super.init(key: key, delivery: delivery)
+    }
+
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        body(value)
+        return true
+    }
+}
+
+final class ControllingReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
+    let body: @Sendable (Payload, inout Propagation) -> Void
+
+    init(key: SlotKey, delivery: DeliveryMode?, body: @escaping @Sendable (Payload, inout Propagation) -> Void) {
+        self.body = body
+        super.init(key: key, delivery: delivery)
+    }
+
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        body(value, &propagation)
+        return true
+    }
+}
+
+final class OwnedReceiver<Payload: Sendable, Owner: AnyObject>: Receiver<Payload>, @unchecked Sendable {
+    weak var owner: Owner?
+    let body: @Sendable (Owner, Payload, inout Propagation) -> Void
+
+    init(key: SlotKey, delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) -> Void) {
+        self.owner = owner
+        self.body = body
+        super.init(key: key, delivery: delivery)
+    }
+
+    override var isOrphaned: Bool { owner == nil }
+
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        // The strong reference keeps the owner alive for the whole call.
+        guard let owner else { return false }
+        body(owner, value, &propagation)
+        return true
+    }
+}
+
+/// Rewrites a value before the node's subscribers and the nodes further up see it.
+final class Reformer<Payload: Sendable>: Subscription, @unchecked Sendable {
+    let key: SlotKey
+    let body: @Sendable (inout Payload) -> Void
+
+    init(key: SlotKey, body: @escaping @Sendable (inout Payload) -> Void) {
+        self.key = key
+        self.body = body
+        super.init(role: .reformer, delivery: nil)
+    }
+
+    override var slotKey: SlotKey { key }
+    override var handledName: String { key.displayName(for: Payload.self) }
+}
+
+/// Decides, after the node's subscribers ran, whether the value goes further up.
+final class Interceptor<Payload: Sendable>: Subscription, @unchecked Sendable {
+    let key: SlotKey
+    let body: @Sendable (Payload) -> Interception
+
+    init(key: SlotKey, body: @escaping @Sendable (Payload) -> Interception) {
+        self.key = key
+        self.body = body
+        super.init(role: .interceptor, delivery: nil)
+    }
+
+    override var slotKey: SlotKey { key }
+    override var handledName: String { key.displayName(for: Payload.self) }
+}
+
+/// Answers a request; the first non-nil answer on the route wins.
+class Responder<R: Request>: Subscription, @unchecked Sendable {
+    init() {
+        super.init(role: .responder, delivery: nil)
+    }
+
+    override var slotKey: SlotKey { .of(R.self) }
+    override var handledName: String { String(describing: R.self) }
+
+    /// `.none` when the owner is gone, `.some(nil)` when the responder declined.
+    func answer(_ request: R) -> R.Response?? {
+        preconditionFailure("abstract")
+    }
+}
+
+final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
+    let body: @Sendable (R) -> R.Response?
+
+    init(body: @escaping @Sendable (R) -> R.Response?) {
+        self.body = body
+    }
+
+    override func answer(_ request: R) -> R.Response?? {
+        .some(body(request))
+    }
+}
+
+final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @unchecked Sendable {
+    weak var owner: Owner?
+    let body: @Sendable (Owner, R) -> R.Response?
+
+    init(owner: Owner, body: @escaping @Sendable (Owner, R) -> R.Response?) {
+        self.owner = owner
+        self.body = body
+    }
+
+    override var isOrphaned: Bool { owner == nil }
+
+    override func answer(_ request: R) -> R.Response?? {
+        guard let owner else { return .none }
+        return .some(body(owner, request))
+    }
+}
+
+extension SlotKey {
+    func displayName<T>(for type: T.Type) -> String {
+        switch self {
+        case .name(let name): return "\"\(name)\""
+        case .type: return String(describing: type)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// What a handler table entry at a node is for: one Swift type, or one event name.
+enum SlotKey: Hashable, Sendable {
+    case type(ObjectIdentifier)
+    case name(String)
+
+    @inline(__always)
+    static func of<T>(_ type: T.Type) -> SlotKey { .type(ObjectIdentifier(type)) }
+}
+
+/// The role a handler plays in a slot, which decides when it runs during a walk.
+enum HandlerRole: UInt8, Sendable {
+    /// Receives events (notification semantics) or answers requests.
+    case subscriber
+    /// Runs before the node's subscribers and may rewrite the value.
+    case reformer
+    /// Runs after the node's subscribers and may stop the event.
+    case interceptor
+    /// Answers requests (chain of responsibility).
+    case responder
+}
+
+/// The handlers of one slot at one node, in subscription order.
+///
+/// Readers copy the reference under the shared lock and then iterate it outside
+/// the lock; writers mutate it in place only when no reader holds it
+/// (`isKnownUniquelyReferenced`), otherwise they copy it first. So a walk always
+/// sees the table as it was when the walk collected it.
+final class HandlerTable {
+    var subscribers: ContiguousArray<Subscription> = []
+    var reformers: ContiguousArray<Subscription> = []
+    var interceptors: ContiguousArray<Subscription> = []
+    var responders: ContiguousArray<Subscription> = []
+
+    init() {}
+
+    init(copying other: HandlerTable) {
+        subscribers = other.subscribers
+        reformers = other.reformers
+        interceptors = other.interceptors
+        responders = other.responders
+    }
+
+    var isEmpty: Bool { subscribers.isEmpty && reformers.isEmpty && interceptors.isEmpty && responders.isEmpty }
+    var count: Int { subscribers.count + reformers.count + interceptors.count + responders.count }
+
+    func append(_ handler: Subscription) {
+        switch handler.role {
+        case .subscriber: subscribers.append(handler)
+        case .reformer: reformers.append(handler)
+        case .interceptor: interceptors.append(handler)
+        case .responder: responders.append(handler)
+        }
+    }
+
+    @discardableResult
+    func remove(_ handler: Subscription) -> Bool {
+        func remove(from list: inout ContiguousArray<Subscription>) -> Bool {
+            guard let index = list.firstIndex(where: { $0 === handler }) else { return false }
+            list.remove(at: index)
+            return true
+        }
+        switch handler.role {
+        case .subscriber: return remove(from: &subscribers)
+        case .reformer: return remove(from: &reformers)
+        case .interceptor: return remove(from: &interceptors)
+        case .responder: return remove(from: &responders)
+        }
+    }
+
+    func forEachHandler(_ body: (Subscription) -> Void) {
+        subscribers.forEach(body)
+        reformers.forEach(body)
+        interceptors.forEach(body)
+        responders.forEach(body)
+    }
+}
+
+/// One entry of a node's handler table.
+struct Slot {
+    let key: SlotKey
+    var table: HandlerTable
+}

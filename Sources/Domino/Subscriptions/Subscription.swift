@@ -1,0 +1,68 @@
+/// A handle on something registered at a node: a subscriber, a responder, a
+/// reformer or an interceptor.
+///
+/// Subscriptions are attach-and-forget, as in Domino and Uber Signals: dropping the
+/// handle does not end the subscription. It ends when you call ``cancel()``, when its
+/// owner deallocates (for owner-bound subscriptions), when it is removed with
+/// ``DominoNode/unsubscribe(_:)-(Any.Type)`` or ``DominoNode/clearAllSubscribers()``, or when the node
+/// deallocates.
+///
+/// ```swift
+/// let subscription = node.subscribe(ContentDidLoad.self) { event in print(event) }
+/// // ...
+/// subscription.cancel()
+/// ```
+public class Subscription: @unchecked Sendable, CustomStringConvertible {
+    /// The node holding this handler; nil once the subscription ended.
+    /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
+    /// deinit, so it never dangles.
+    unowned(unsafe) var node: DominoNode?
+    let role: HandlerRole
+    /// Where notifications run; nil means the node's, else the global, default.
+    let delivery: DeliveryMode?
+
+    init(role: HandlerRole, delivery: DeliveryMode?) {
+        self.role = role
+        self.delivery = delivery
+    }
+
+    /// The slot this handler lives in. Subclasses know it from their generic type.
+    var slotKey: SlotKey { preconditionFailure("abstract") }
+
+    /// A readable name of what this handler handles, for tracing and descriptions.
+    var handledName: String { preconditionFailure("abstract") }
+
+    /// True for owner-bound handlers whose owner is gone.
+    var isOrphaned: Bool { false }
+
+    /// Ends the subscription.
+    ///
+    /// After `cancel()` returns, no post, request or delivery that starts afterwards
+    /// reaches the handler, on any thread. Deliveries already queued on another thread
+    /// or queue are dropped too. Calling it again, or from inside the handler itself,
+    /// is harmless.
+    public func cancel() {
+        graphLock.withExclusive { graveyard in
+            detachLocked(&graveyard)
+        }
+    }
+
+    /// True until the subscription ends (cancelled, removed, its node or its owner
+    /// gone).
+    public var isActive: Bool {
+        // The owner is checked outside the lock: loading a weak reference may release
+        // the last strong one, and the owner's deinit may use Domino.
+        graphLock.withShared { node != nil } && !isOrphaned
+    }
+
+    /// Removes self from its node. Exclusive lock held.
+    func detachLocked(_ graveyard: inout Graveyard) {
+        guard let node else { return }
+        node.removeLocked(self, graveyard: &graveyard)
+    }
+
+    public var description: String {
+        let label = graphLock.withShared { node.map { $0.description } }
+        return "Subscription(\(role) for \(handledName) at \(label ?? "<ended>"))"
+    }
+}

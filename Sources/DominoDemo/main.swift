@@ -1,0 +1,2 @@
+import Domino
+print("demo")
