@@ -97,8 +97,7 @@ public final class DominoNode: @unchecked Sendable {
         var closedCycle = false
         let mounted: Bool = graphLock.withExclusive { _ in
             if parentLinks.contains(parent) { return false }
-            // A cycle appears exactly when the new parent is already below this node.
-            if Route.reachesDown(from: self, to: parent) {
+            if Route.wouldCloseCycle(mounting: self, at: parent) {
                 closedCycle = true
                 Route.graphMayHaveCycles = true
             }

@@ -48,20 +48,53 @@ enum Route {
 }
 
 extension Route {
-    /// True when `target` is `start` or one of its descendants. Exclusive lock held.
+    /// True when mounting `child` at `parent` would close a cycle, that is when
+    /// `parent` is `child` or one of its descendants. Exclusive lock held.
     ///
-    /// Used when mounting: new nodes are usually leaves, so walking down from the
-    /// child is O(1) in the common top-down construction of a hierarchy.
-    static func reachesDown(from start: DominoNode, to target: DominoNode) -> Bool {
-        if start === target { return true }
-        if start.childLinks.isEmpty { return false }
-        var visited = Set<ObjectIdentifier>()
-        var stack: [DominoNode] = [start]
-        while let node = stack.popLast() {
-            if node === target { return true }
-            guard visited.insert(ObjectIdentifier(node)).inserted else { continue }
-            node.childLinks.forEach { stack.append($0) }
+    /// Searches up from `parent` and down from `child` in lockstep and stops as soon
+    /// as either side runs out, so the cost is bounded by the smaller side: O(1) when
+    /// a hierarchy is built top-down (the child is a new leaf) or bottom-up (the
+    /// parent is a new root).
+    static func wouldCloseCycle(mounting child: DominoNode, at parent: DominoNode) -> Bool {
+        if child === parent { return true }
+        if child.childLinks.isEmpty || parent.parentLinks.isEmpty { return false }
+        var up = Search(start: parent, target: child, next: \.parentLinks)
+        var down = Search(start: child, target: parent, next: \.childLinks)
+        while true {
+            switch up.step() {
+            case .found: return true
+            case .exhausted: return false
+            case .searching: break
+            }
+            switch down.step() {
+            case .found: return true
+            case .exhausted: return false
+            case .searching: break
+            }
         }
-        return false
+    }
+
+    private struct Search {
+        enum Outcome { case found, exhausted, searching }
+
+        let target: DominoNode
+        let next: KeyPath<DominoNode, NodeList>
+        var stack: [DominoNode]
+        var visited = Set<ObjectIdentifier>()
+
+        init(start: DominoNode, target: DominoNode, next: KeyPath<DominoNode, NodeList>) {
+            self.target = target
+            self.next = next
+            stack = [start]
+        }
+
+        mutating func step() -> Outcome {
+            guard let node = stack.popLast() else { return .exhausted }
+            if node === target { return .found }
+            if visited.insert(ObjectIdentifier(node)).inserted {
+                node[keyPath: next].forEach { stack.append($0) }
+            }
+            return .searching
+        }
     }
 }

@@ -1,0 +1,78 @@
+import Testing
+@testable import Domino
+
+@Suite("Requests")
+struct RequestTests {
+    @Test func firstNonNilAnswerOnTheRouteWins() {
+        let nodes = makeChain(4)
+        let asked = Log<String>()
+        nodes[1].respond(to: Ask.self) { _ in asked.append("n1"); return nil }
+        nodes[2].respond(to: Ask.self) { request in asked.append("n2"); return "answer to \(request.question)" }
+        nodes[3].respond(to: Ask.self) { _ in asked.append("n3"); return "too late" }
+        let answer = nodes[0].request(Ask(question: "q"))
+        #expect(answer == "answer to q")
+        #expect(asked.entries == ["n1", "n2"])
+    }
+
+    @Test func unansweredRequestReturnsNil() {
+        let nodes = makeChain(3)
+        nodes[1].respond(to: Ask.self) { _ in nil }
+        #expect(nodes[0].request(Ask(question: "q")) == nil)
+    }
+
+    @Test func unansweredRequestIsReportedWhenStrictChecksAreOn() {
+        // Strict checks are a process-wide switch: the expectation only looks at this
+        // test's own captured diagnostics, whatever other tests do meanwhile.
+        let node = DominoNode(label: "strict")
+        Diagnostics.reportsUnansweredRequests = true
+        defer { Diagnostics.reportsUnansweredRequests = false }
+        let diagnostics = Diagnostics.capture { _ = node.request(Ask(question: "q")) }
+        #expect(diagnostics.map(\.code) == [.unansweredRequest])
+        #expect(diagnostics.first?.message.contains("strict") == true)
+    }
+
+    @Test func requestsRunSynchronouslyWhateverTheDeliveryMode() {
+        let node = DominoNode()
+        node.deliveryMode = .background
+        node.respond(to: Ask.self) { _ in "now" }
+        #expect(node.request(Ask(question: "q")) == "now")
+    }
+
+    @Test func ownerBoundResponderPassesTheOwnerAndEndsWithIt() {
+        let node = DominoNode()
+        do {
+            let owner = Host("owner")
+            owner.received = [5]
+            node.respond(to: Ask.self, owner: owner) { owner, _ in "\(owner.received)" }
+            #expect(node.request(Ask(question: "q")) == "[5]")
+        }
+        #expect(node.request(Ask(question: "q")) == nil)
+        #expect(node.subscriptionCount == 0)
+    }
+
+    @Test func interceptorCanStopARequest() {
+        let nodes = makeChain(3)
+        nodes[1].intercept(Ask.self) { _ in .stop }
+        nodes[2].respond(to: Ask.self) { _ in "unreachable" }
+        #expect(nodes[0].request(Ask(question: "q")) == nil)
+    }
+
+    @Test func reformerRewritesTheRequestForNodesFurtherUp() {
+        let nodes = makeChain(2)
+        nodes[0].reform(Ask.self) { $0.question = "reformed" }
+        nodes[1].respond(to: Ask.self) { $0.question }
+        #expect(nodes[0].request(Ask(question: "original")) == "reformed")
+    }
+
+    @Test func respondersAndSubscribersOfTheSameTypeDoNotMix() {
+        struct Both: Event, Request { typealias Response = Int }
+        let node = DominoNode()
+        let counter = Counter()
+        node.subscribe(Both.self, on: .postingThread) { _ in counter.increment() }
+        node.respond(to: Both.self) { _ in 7 }
+        #expect(node.request(Both()) == 7)
+        #expect(counter.value == 0)
+        node.post(Both())
+        #expect(counter.value == 1)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// A thread-safe log of what handlers saw, in order.
+final class Log<Entry: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Entry] = []
+
+    func append(_ entry: Entry) {
+        lock.lock()
+        storage.append(entry)
+        lock.unlock()
+    }
+
+    var entries: [Entry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+
+    var count: Int { entries.count }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage = 0
+
+    func increment() {
+        lock.lock()
+        storage += 1
+        lock.unlock()
+    }
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+}
+
+/// A host object owning a node, as view controllers and managers do.
+final class Host {
+    let domino: DominoNode
+    var received: [Int] = []
+    init(_ label: String) { domino = DominoNode(label: label) }
+}
+
+struct Ping: Event, Equatable {
+    var value: Int
+}
+
+struct Pong: Event, Equatable {
+    var text: String
+}
+
+struct Ask: Request {
+    typealias Response = String
+    var question: String
+}
+
+/// Builds a chain `nodes[0]` (bottom) mounted at `nodes[1]` ... up to `nodes[count - 1]` (top).
+func makeChain(_ count: Int, prefix: String = "n") -> [DominoNode] {
+    let nodes = (0..<count).map { DominoNode(label: "\(prefix)\($0)") }
+    for index in 0..<(count - 1) {
+        nodes[index].mount(at: nodes[index + 1])
+    }
+    return nodes
+}
+
+/// Subscribes a handler that logs the node label on the posting thread.
+@discardableResult
+func record<E: Event>(_ type: E.Type, at node: DominoNode, into log: Log<String>, tag: String? = nil) -> Subscription {
+    let name = tag ?? node.label ?? "?"
+    return node.subscribe(type, on: .postingThread) { _ in log.append(name) }
+}
+
+/// Waits (without a timing assertion) until `condition` holds, polling up to a generous limit.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<2_000 {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
+}
+
+/// A weak reference that handlers may capture.
+final class WeakBox<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T?) { self.value = value }
+}
+
+/// A strong reference that handlers may capture and clear.
+final class StrongBox<T: AnyObject>: @unchecked Sendable {
+    var value: T?
+    init(_ value: T?) { self.value = value }
+}

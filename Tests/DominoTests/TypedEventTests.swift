@@ -1,0 +1,126 @@
+import Testing
+@testable import Domino
+
+@Suite("Typed events")
+struct TypedEventTests {
+    @Test func everySubscriberOnTheRouteIsNotifiedInSubscriptionOrder() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        record(Ping.self, at: nodes[0], into: log, tag: "a1")
+        record(Ping.self, at: nodes[0], into: log, tag: "a2")
+        record(Ping.self, at: nodes[1], into: log, tag: "b1")
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(log.entries == ["a1", "a2", "b1"])
+        #expect(result.deliveries == 3)
+    }
+
+    @Test func subscribersReceiveTheEventValue() {
+        let node = DominoNode()
+        let log = Log<Int>()
+        node.subscribe(Ping.self, on: .postingThread) { log.append($0.value) }
+        node.post(Ping(value: 42))
+        #expect(log.entries == [42])
+    }
+
+    @Test func subscribersOfOtherEventTypesAreNotCalled() {
+        let node = DominoNode()
+        let log = Log<String>()
+        node.subscribe(Pong.self, on: .postingThread) { log.append($0.text) }
+        let result = node.post(Ping(value: 1))
+        #expect(log.entries.isEmpty)
+        #expect(!result.wasDelivered)
+    }
+
+    @Test func postingWithNoSubscribersIsANoOpThatSaysSo() {
+        let nodes = makeChain(3)
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(!result.wasDelivered)
+        #expect(result.deliveries == 0)
+        #expect(result.nodesVisited == 3)
+        #expect(!result.wasStopped)
+    }
+
+    @Test func ownerBoundSubscriptionPassesTheOwnerIn() {
+        let host = Host("host")
+        host.domino.subscribe(Ping.self, owner: host, on: .postingThread) { owner, event in
+            owner.received.append(event.value)
+        }
+        host.domino.post(Ping(value: 7))
+        #expect(host.received == [7])
+    }
+
+    @Test func ownerBoundSubscriptionEndsWhenTheOwnerDeallocates() {
+        let node = DominoNode()
+        let counter = Counter()
+        weak var weakOwner: Host?
+        var subscription: Subscription?
+        do {
+            let owner = Host("owner")
+            weakOwner = owner
+            subscription = node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in counter.increment() }
+            node.post(Ping(value: 1))
+        }
+        #expect(weakOwner == nil)
+        #expect(subscription?.isActive == false)
+        let result = node.post(Ping(value: 2))
+        #expect(counter.value == 1)
+        #expect(!result.wasDelivered)
+        // The dead subscription is purged by the post that found it.
+        #expect(node.subscriptionCount == 0)
+    }
+
+    @Test func ownerIsHeldWeakly() {
+        let node = DominoNode()
+        let weakOwner = WeakBox<Host>(nil)
+        do {
+            let owner = Host("owner")
+            weakOwner.value = owner
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { owner, _ in owner.received.append(1) }
+        }
+        #expect(weakOwner.value == nil)
+    }
+
+    @Test func ownerIsKeptAliveForTheDurationOfItsHandler() {
+        let node = DominoNode()
+        let log = Log<Bool>()
+        let strongOwner = StrongBox<Host>(Host("owner"))
+        let weakOwner = WeakBox<Host>(strongOwner.value)
+        node.subscribe(Ping.self, owner: strongOwner.value!, on: .postingThread) { owner, _ in
+            strongOwner.value = nil          // the last outside reference goes away mid-call
+            log.append(weakOwner.value != nil)
+            owner.received.append(1)
+        }
+        node.post(Ping(value: 1))
+        #expect(log.entries == [true])
+        #expect(weakOwner.value == nil)
+    }
+
+    @Test func subscriptionsLiveWithoutTheirHandle() {
+        let node = DominoNode()
+        let counter = Counter()
+        _ = node.subscribe(Ping.self, on: .postingThread) { _ in counter.increment() }
+        node.post(Ping(value: 1))
+        node.post(Ping(value: 2))
+        #expect(counter.value == 2)
+    }
+
+    @Test func subscriptionsEndWhenTheNodeDeallocates() {
+        var node: DominoNode? = DominoNode()
+        let subscription = node!.subscribe(Ping.self, on: .postingThread) { _ in }
+        #expect(subscription.isActive)
+        node = nil
+        #expect(!subscription.isActive)
+        subscription.cancel()
+    }
+
+    @Test func handlerCapturesAreReleasedWhenTheNodeDeallocates() {
+        weak var weakCaptured: Counter?
+        do {
+            let node = DominoNode()
+            let captured = Counter()
+            weakCaptured = captured
+            node.subscribe(Ping.self, on: .postingThread) { _ in captured.increment() }
+        }
+        #expect(weakCaptured == nil)
+    }
+}

@@ -1,0 +1,92 @@
+import Testing
+@testable import Domino
+
+@Suite("Unsubscribing")
+struct UnsubscribeTests {
+    @Test func cancelByTokenStopsDelivery() {
+        let node = DominoNode()
+        let counter = Counter()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in counter.increment() }
+        node.post(Ping(value: 1))
+        subscription.cancel()
+        node.post(Ping(value: 2))
+        #expect(counter.value == 1)
+        #expect(!subscription.isActive)
+    }
+
+    @Test func cancellingTwiceIsHarmless() {
+        let node = DominoNode()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        subscription.cancel()
+        subscription.cancel()
+        #expect(node.subscriptionCount == 0)
+    }
+
+    @Test func cancelLeavesOtherSubscriptionsOfTheSameType() {
+        let node = DominoNode()
+        let log = Log<String>()
+        let first = node.subscribe(Ping.self, on: .postingThread) { _ in log.append("first") }
+        node.subscribe(Ping.self, on: .postingThread) { _ in log.append("second") }
+        first.cancel()
+        node.post(Ping(value: 1))
+        #expect(log.entries == ["second"])
+    }
+
+    @Test func unsubscribeTypeRemovesEveryHandlerOfThatTypeAtTheNode() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        record(Ping.self, at: nodes[0], into: log, tag: "a")
+        record(Ping.self, at: nodes[0], into: log, tag: "b")
+        record(Pong.self, at: nodes[0], into: log, tag: "pong")
+        record(Ping.self, at: nodes[1], into: log, tag: "parent")
+        nodes[0].unsubscribe(Ping.self)
+        nodes[0].post(Ping(value: 1))
+        nodes[0].post(Pong(text: "x"))
+        #expect(log.entries == ["parent", "pong"])
+    }
+
+    @Test func unsubscribeTypeEndsTheTokensItRemoved() {
+        let node = DominoNode()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        node.unsubscribe(Ping.self)
+        #expect(!subscription.isActive)
+    }
+
+    @Test func clearAllSubscribersRemovesEverythingButKeepsLinks() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        record(Ping.self, at: nodes[0], into: log, tag: "ping")
+        nodes[0].subscribe("Named", on: .postingThread) { _ in log.append("named") }
+        nodes[0].respond(to: Ask.self) { _ in "x" }
+        nodes[0].intercept(Ping.self) { _ in .stop }
+        record(Ping.self, at: nodes[1], into: log, tag: "parent")
+        nodes[0].clearAllSubscribers()
+        #expect(nodes[0].subscriptionCount == 0)
+        nodes[0].post(Ping(value: 1))
+        nodes[0].post("Named")
+        #expect(nodes[0].request(Ask(question: "q")) == nil)
+        #expect(log.entries == ["parent"])
+    }
+
+    @Test func cancelFromInsideTheHandlerEndsItAfterThisDelivery() {
+        let node = DominoNode()
+        let counter = Counter()
+        let box = Log<Subscription>()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in
+            counter.increment()
+            box.entries.first?.cancel()
+        }
+        box.append(subscription)
+        node.post(Ping(value: 1))
+        node.post(Ping(value: 2))
+        #expect(counter.value == 1)
+    }
+
+    @Test func subscriptionDescriptionNamesEventAndNode() {
+        let node = DominoNode(label: "content")
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        #expect(subscription.description == "Subscription(subscriber for Ping at content)")
+        subscription.cancel()
+        #expect(subscription.description == "Subscription(subscriber for Ping at <ended>)")
+    }
+}
