@@ -96,3 +96,32 @@ final class StrongBox<T: AnyObject>: @unchecked Sendable {
     var value: T?
     init(_ value: T?) { self.value = value }
 }
+
+/// Hands out increasing tickets from any thread.
+final class Ticketer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        last += 1
+        return last
+    }
+
+    var current: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return last
+    }
+
+    /// A ticket number recorded once, read from any thread.
+    final class Mark: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Int?
+        var value: Int? {
+            get { lock.lock(); defer { lock.unlock() }; return stored }
+            set { lock.lock(); stored = newValue; lock.unlock() }
+        }
+    }
+}

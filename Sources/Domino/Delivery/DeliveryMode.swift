@@ -14,7 +14,8 @@ import Foundation
 /// node.subscribe(ImageDidDecode.self, on: .queue(renderQueue)) { event in ... }
 /// ```
 public enum DeliveryMode: Sendable {
-    /// The main thread: synchronously when posted there, else queued on the main queue.
+    /// The main thread (the main dispatch queue, where the main actor runs):
+    /// synchronously when posted there, else queued on the main queue.
     case mainThread
     /// Domino's serial background queue, in posting order.
     case background
@@ -69,8 +70,15 @@ extension DeliveryMode {
     func isCurrent(_ thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         switch self {
         case .postingThread: return true
-        case .mainThread: return thread.pointee.isMainThread
-        case .background: return DispatchQueue.getSpecific(key: queueMarkerKey) === backgroundMarker
+        case .mainThread:
+            // On Linux the main queue may be drained by a thread other than the
+            // process's first one (swift test does so): being on the main queue counts.
+            if thread.pointee.isMainThread { return true }
+            let marker = mainMarker // set on the main queue before the look-up below
+            return DispatchQueue.getSpecific(key: queueMarkerKey) === marker
+        case .background:
+            let marker = backgroundMarker
+            return DispatchQueue.getSpecific(key: queueMarkerKey) === marker
         case .queue(let queue):
             guard let marker = queue.getSpecific(key: queueMarkerKey) else { return false }
             return DispatchQueue.getSpecific(key: queueMarkerKey) === marker
@@ -89,6 +97,12 @@ extension DeliveryMode {
         }
     }
 }
+
+private let mainMarker: QueueMarker = {
+    let marker = QueueMarker()
+    DispatchQueue.main.setSpecific(key: queueMarkerKey, value: marker)
+    return marker
+}()
 
 private let backgroundMarker: QueueMarker = {
     let marker = QueueMarker()

@@ -118,9 +118,9 @@ public enum Tracing {
 /// Process-wide settings that walks read under the shared graph lock.
 enum GraphSettings {
     /// Guarded by `graphLock`.
-    nonisolated(unsafe) static var traceAll = false
+    @exclusivity(unchecked) nonisolated(unsafe) static var traceAll = false
     /// Guarded by `graphLock`.
-    nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .mainThread
+    @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .mainThread
     /// Guarded by `graphLock`.
-    nonisolated(unsafe) static var strictRequests = false
+    @exclusivity(unchecked) nonisolated(unsafe) static var strictRequests = false
 }

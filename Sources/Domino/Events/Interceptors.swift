@@ -16,7 +16,7 @@ extension DominoNode {
     /// ```
     @discardableResult
     public func reform<T: Sendable>(_ type: T.Type, _ body: @escaping @Sendable (inout T) -> Void) -> Subscription {
-        add(Reformer<T>(key: .of(T.self), body: body))
+        add(Reformer<T>(body: body), for: .of(T.self))
     }
 
     /// Decides whether events or requests of type `T` go further up from this node,
@@ -29,7 +29,7 @@ extension DominoNode {
     /// ```
     @discardableResult
     public func intercept<T: Sendable>(_ type: T.Type, _ decide: @escaping @Sendable (T) -> Interception) -> Subscription {
-        add(Interceptor<T>(key: .of(T.self), body: decide))
+        add(Interceptor<T>(body: decide), for: .of(T.self))
     }
 
     /// Rewrites the named event `name` (its parameters) as it passes this node, like
@@ -42,12 +42,12 @@ extension DominoNode {
     /// ```
     @discardableResult
     public func reform(_ name: EventName, _ body: @escaping @Sendable (inout NamedEvent) -> Void) -> Subscription {
-        add(Reformer<NamedEvent>(key: .name(name.rawValue), body: body))
+        add(Reformer<NamedEvent>(body: body), for: .name(name.rawValue))
     }
 
     /// Decides whether the named event `name` goes further up from this node.
     @discardableResult
     public func intercept(_ name: EventName, _ decide: @escaping @Sendable (NamedEvent) -> Interception) -> Subscription {
-        add(Interceptor<NamedEvent>(key: .name(name.rawValue), body: decide))
+        add(Interceptor<NamedEvent>(body: decide), for: .name(name.rawValue))
     }
 }

@@ -28,7 +28,7 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (NamedEvent) -> Void
     ) -> Subscription {
-        add(ClosureReceiver<NamedEvent>(key: .name(name.rawValue), delivery: mode, body: handler))
+        add(ClosureReceiver<NamedEvent>(delivery: mode, body: handler), for: .name(name.rawValue))
     }
 
     /// Subscribes a handler to the named event `name` that can stop it.
@@ -38,7 +38,7 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (NamedEvent, inout Propagation) -> Void
     ) -> Subscription {
-        add(ControllingReceiver<NamedEvent>(key: .name(name.rawValue), delivery: mode, body: handler))
+        add(ControllingReceiver<NamedEvent>(delivery: mode, body: handler), for: .name(name.rawValue))
     }
 
     /// Subscribes to the named event `name` on behalf of `owner`, held weakly and
@@ -50,9 +50,9 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (Owner, NamedEvent) -> Void
     ) -> Subscription {
-        add(OwnedReceiver<NamedEvent, Owner>(key: .name(name.rawValue), delivery: mode, owner: owner) { owner, event, _ in
+        add(OwnedReceiver<NamedEvent, Owner>(delivery: mode, owner: owner) { owner, event, _ in
             handler(owner, event)
-        })
+        }, for: .name(name.rawValue))
     }
 
     /// Removes every handler for the named event `name` at this node

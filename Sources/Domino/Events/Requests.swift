@@ -27,7 +27,7 @@ extension DominoNode {
         to type: R.Type,
         _ answer: @escaping @Sendable (R) -> R.Response?
     ) -> Subscription {
-        add(ClosureResponder<R>(body: answer))
+        add(ClosureResponder<R>(body: answer), for: .of(R.self))
     }
 
     /// Registers a responder on behalf of `owner`, held weakly and passed in.
@@ -43,6 +43,6 @@ extension DominoNode {
         owner: Owner,
         _ answer: @escaping @Sendable (Owner, R) -> R.Response?
     ) -> Subscription {
-        add(OwnedResponder<R, Owner>(owner: owner, body: answer))
+        add(OwnedResponder<R, Owner>(owner: owner, body: answer), for: .of(R.self))
     }
 }

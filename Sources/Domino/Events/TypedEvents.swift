@@ -35,7 +35,7 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (E) -> Void
     ) -> Subscription {
-        add(ClosureReceiver<E>(key: .of(E.self), delivery: mode, body: handler))
+        add(ClosureReceiver<E>(delivery: mode, body: handler), for: .of(E.self))
     }
 
     /// Subscribes a handler that can stop the event (see ``Propagation``).
@@ -51,7 +51,7 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (E, inout Propagation) -> Void
     ) -> Subscription {
-        add(ControllingReceiver<E>(key: .of(E.self), delivery: mode, body: handler))
+        add(ControllingReceiver<E>(delivery: mode, body: handler), for: .of(E.self))
     }
 
     /// Subscribes on behalf of `owner`, which is held weakly and passed to the handler,
@@ -70,9 +70,9 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (Owner, E) -> Void
     ) -> Subscription {
-        add(OwnedReceiver<E, Owner>(key: .of(E.self), delivery: mode, owner: owner) { owner, event, _ in
+        add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner) { owner, event, _ in
             handler(owner, event)
-        })
+        }, for: .of(E.self))
     }
 
     /// Subscribes on behalf of `owner` with a handler that can stop the event.
@@ -83,7 +83,7 @@ extension DominoNode {
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (Owner, E, inout Propagation) -> Void
     ) -> Subscription {
-        add(OwnedReceiver<E, Owner>(key: .of(E.self), delivery: mode, owner: owner, body: handler))
+        add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner, body: handler), for: .of(E.self))
     }
 
     /// Removes every handler for `type` at this node: subscribers, responders,

@@ -97,7 +97,8 @@ extension DominoNode {
         defer { thread.pointee.nesting -= 1 }
 
         let plan = plan(for: key, thread: thread)
-        let eventName = plan.originTraced || plan.stages.count > 0 ? key.displayName(for: Payload.self) : ""
+        // Only tracing needs the name; building it costs more than the whole walk.
+        var eventName: String { key.displayName(for: Payload.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .posted, event: eventName, node: description))
         }
@@ -139,7 +140,7 @@ extension DominoNode {
                     if propagation.requestedStop == .immediately { break }
                 } else {
                     deliveries += 1
-                    Self.schedule(value, to: receiver, mode: mode, nodeName: stage.nodeName)
+                    Self.schedule(value, to: receiver, mode: mode, stage: stage)
                     if stage.traced {
                         Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName))
                     }
@@ -175,7 +176,8 @@ extension DominoNode {
 
     /// Hands `value` to a receiver on another thread or queue.
     @inline(never)
-    static func schedule<Payload: Sendable>(_ value: Payload, to receiver: Receiver<Payload>, mode: DeliveryMode, nodeName: String) {
+    static func schedule<Payload: Sendable>(_ value: Payload, to receiver: Receiver<Payload>, mode: DeliveryMode, stage: Stage) {
+        let label = stage.label, nodeID = stage.nodeID
         mode.schedule {
             // A cancel that returned before this runs must win.
             guard receiver.isAttached else { return }
@@ -184,7 +186,7 @@ extension DominoNode {
             if detached.isStopped {
                 Diagnostics.report(
                     .stopIgnored,
-                    "A subscriber for \(receiver.handledName) at \(nodeName) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored."
+                    "A subscriber for \(receiver.handledName) at \(DominoNode.describe(label: label, id: nodeID)) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored."
                 )
             }
         }
@@ -198,7 +200,7 @@ extension DominoNode {
         defer { thread.pointee.nesting -= 1 }
 
         let plan = plan(for: .of(R.self), thread: thread)
-        let eventName = plan.originTraced ? String(describing: R.self) : ""
+        var eventName: String { String(describing: R.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))
         }
@@ -220,14 +222,14 @@ extension DominoNode {
             }
             for handler in stage.table.responders {
                 let responder = unsafeDowncast(handler, to: Responder<R>.self)
-                switch responder.answer(request) {
-                case .none:
+                var answer: R.Response?
+                guard responder.answer(request, into: &answer) else {
                     orphans.append(responder)
-                case .some(.none):
                     continue
-                case .some(.some(let answer)):
+                }
+                if let answer {
                     if stage.traced || plan.originTraced {
-                        Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: String(describing: R.self), node: stage.nodeName))
+                        Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
                     }
                     return answer
                 }
@@ -236,7 +238,7 @@ extension DominoNode {
                 let interceptor = unsafeDowncast(handler, to: Interceptor<R>.self)
                 if interceptor.body(request) == .stop {
                     if stage.traced || plan.originTraced {
-                        Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: String(describing: R.self), node: stage.nodeName))
+                        Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
                     }
                     return nil
                 }
@@ -255,6 +257,6 @@ extension DominoNode {
 extension Subscription {
     /// True while the subscription is registered at a node.
     var isAttached: Bool {
-        graphLock.withShared { node != nil }
+        graphLock.withShared { home != nil }
     }
 }

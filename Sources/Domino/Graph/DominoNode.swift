@@ -20,12 +20,13 @@ public final class DominoNode: @unchecked Sendable {
     /// A name used by tracing, diagnostics and descriptions.
     public let label: String?
 
-    // Guarded by `graphLock`.
-    var parentLinks = NodeList()
-    var childLinks = NodeList()
-    var slots: ContiguousArray<Slot> = []
-    var tracingFlag = false
-    var deliveryOverride: DeliveryMode?
+    // Guarded by `graphLock`, which already gives exclusive access to writers; the
+    // runtime's exclusivity checks would only cost every visit of a walk.
+    @exclusivity(unchecked) var parentLinks = NodeList()
+    @exclusivity(unchecked) var childLinks = NodeList()
+    @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
+    @exclusivity(unchecked) var tracingFlag = false
+    @exclusivity(unchecked) var deliveryOverride: DeliveryMode?
 
     /// How many posts and requests may nest on one thread (a handler posting, whose
     /// handler posts, ...). A post beyond it is dropped and reported as
@@ -48,7 +49,7 @@ public final class DominoNode: @unchecked Sendable {
             parentLinks.removeAll()
             childLinks.removeAll()
             for slot in slots {
-                slot.table.forEachHandler { $0.node = nil }
+                slot.table.forEachHandler { $0.home = nil }
                 graveyard.add(slot.table)
             }
             slots = []
@@ -136,38 +137,33 @@ public final class DominoNode: @unchecked Sendable {
 
     /// The nodes this node is mounted at, in mount order.
     public var parents: [DominoNode] {
-        graphLock.withShared { parentLinks.nodes }
+        graphLock.withShared { parentLinks.retainedNodes() }
     }
 
     /// The nodes mounted at this node, in mount order.
     public var children: [DominoNode] {
-        graphLock.withShared { childLinks.nodes }
+        graphLock.withShared { childLinks.retainedNodes() }
     }
 
     /// The nodes a post from here visits, in order: this node, then its ancestors
     /// depth-first, parents in mount order, each once.
     public var route: [DominoNode] {
         graphLock.withShared {
-            var nodes: [DominoNode] = []
-            Route.walk(from: self) { nodes.append($0) }
-            return nodes
+            var links: [NodeLink] = []
+            Route.walk(from: self) { links.append(NodeLink($0)) }
+            return links.compactMap { $0.retainIfAlive() }
         }
     }
 
     // MARK: Handler table
 
-    /// Adds a handler under the exclusive lock.
-    func add<H: Subscription>(_ handler: H) -> H {
+    /// Adds a handler to the slot `key` under the exclusive lock.
+    func add<H: Subscription>(_ handler: H, for key: SlotKey) -> H {
         handler.delivery?.prepare()
-        let key = handler.slotKey
-        graphLock.withExclusive { _ in
-            handler.node = self
+        graphLock.withExclusive { graveyard in
+            handler.home = NodeLink(self)
             if let index = slots.firstIndex(where: { $0.key == key }) {
-                // A walk in flight may hold this table: copy instead of mutating it.
-                if !isKnownUniquelyReferenced(&slots[index].table) {
-                    slots[index].table = HandlerTable(copying: slots[index].table)
-                }
-                slots[index].table.append(handler)
+                uniqueTable(at: index, &graveyard).append(handler)
             } else {
                 let table = HandlerTable()
                 table.append(handler)
@@ -179,25 +175,39 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Removes one handler. Exclusive lock held.
     func removeLocked(_ handler: Subscription, graveyard: inout Graveyard) {
-        handler.node = nil
+        handler.home = nil
         graveyard.add(handler)
-        let key = handler.slotKey
-        guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
-        if !isKnownUniquelyReferenced(&slots[index].table) {
-            slots[index].table = HandlerTable(copying: slots[index].table)
-        }
-        slots[index].table.remove(handler)
+        guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
+        uniqueTable(at: index, &graveyard).remove(handler)
         if slots[index].table.isEmpty {
             graveyard.add(slots[index].table)
             slots.remove(at: index)
         }
     }
 
+    /// The key of the slot holding `handler`. Lock held.
+    func slotKeyLocked(of handler: Subscription) -> SlotKey? {
+        slots.first { $0.table.contains(handler) }?.key
+    }
+
+    /// The table at `index`, copied first if a walk in flight holds it (walks iterate
+    /// their copy outside the lock, so it must not change under them). Exclusive lock
+    /// held; the replaced table goes to the graveyard, as its last release may free
+    /// handlers and with them user objects.
+    private func uniqueTable(at index: Int, _ graveyard: inout Graveyard) -> HandlerTable {
+        if !isKnownUniquelyReferenced(&slots[index].table) {
+            let shared = slots[index].table
+            graveyard.add(shared)
+            slots[index].table = HandlerTable(copying: shared)
+        }
+        return slots[index].table
+    }
+
     /// Removes every handler of `key` at this node.
     func removeSlot(_ key: SlotKey) {
         graphLock.withExclusive { graveyard in
             guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
-            slots[index].table.forEachHandler { $0.node = nil }
+            slots[index].table.forEachHandler { $0.home = nil }
             graveyard.add(slots[index].table)
             slots.remove(at: index)
         }
@@ -206,8 +216,8 @@ public final class DominoNode: @unchecked Sendable {
     /// Removes handlers whose owner deallocated, found by a walk (outside the lock).
     func purge(_ orphans: [Subscription]) {
         graphLock.withExclusive { graveyard in
-            for orphan in orphans where orphan.node != nil {
-                orphan.node?.removeLocked(orphan, graveyard: &graveyard)
+            for orphan in orphans {
+                orphan.detachLocked(&graveyard)
             }
         }
     }
@@ -217,7 +227,7 @@ public final class DominoNode: @unchecked Sendable {
     public func clearAllSubscribers() {
         graphLock.withExclusive { graveyard in
             for slot in slots {
-                slot.table.forEachHandler { $0.node = nil }
+                slot.table.forEachHandler { $0.home = nil }
                 graveyard.add(slot.table)
             }
             slots = []

@@ -1,10 +1,37 @@
-/// A non-owning reference to a node, valid only under `graphLock`.
+/// A non-owning link to a node, valid only under `graphLock`.
 ///
-/// Links between nodes never retain: a node that goes away clears every link to
-/// itself under the exclusive lock (see `DominoNode.deinit`), so a reader holding
-/// the lock never meets a dangling one.
-struct NodeLink {
-    unowned(unsafe) let node: DominoNode
+/// Links never retain, and code holding the lock never even retains the node
+/// behind a link: a node whose host just dropped its last reference may be waiting
+/// in its deinit for the exclusive lock, and a retain/release pair taken under the
+/// lock could make that release the last one, running the deinit under the lock
+/// (a deadlock). So a link is a raw pointer, compared by address and borrowed with
+/// `withNode` (no reference counting). A node clears every link to itself under the
+/// exclusive lock in its deinit, so a reader holding the lock never meets a freed one.
+struct NodeLink: Hashable {
+    let pointer: UnsafeMutableRawPointer
+
+    @inline(__always)
+    init(_ node: DominoNode) {
+        pointer = Unmanaged.passUnretained(node).toOpaque()
+    }
+
+    @inline(__always)
+    func refers(to node: DominoNode) -> Bool {
+        pointer == Unmanaged.passUnretained(node).toOpaque()
+    }
+
+    /// Borrows the node without retaining it. Lock held.
+    @inline(__always)
+    func withNode<R>(_ body: (DominoNode) throws -> R) rethrows -> R {
+        try Unmanaged<DominoNode>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// A strong reference for handing the node out of the lock, or nil when the node
+    /// is already being deallocated. The caller must release it after unlocking.
+    func retainIfAlive() -> DominoNode? {
+        guard let retained = tryRetain(pointer) else { return nil }
+        return Unmanaged<DominoNode>.fromOpaque(retained).takeRetainedValue()
+    }
 }
 
 /// An ordered list of node links that keeps its first element inline.
@@ -21,25 +48,25 @@ struct NodeList {
     var isMultiple: Bool { !rest.isEmpty }
 
     func contains(_ node: DominoNode) -> Bool {
-        if first?.node === node { return true }
-        return rest.contains { $0.node === node }
+        if first?.refers(to: node) == true { return true }
+        return rest.contains { $0.refers(to: node) }
     }
 
     mutating func append(_ node: DominoNode) {
         if first == nil {
-            first = NodeLink(node: node)
+            first = NodeLink(node)
         } else {
-            rest.append(NodeLink(node: node))
+            rest.append(NodeLink(node))
         }
     }
 
     @discardableResult
     mutating func remove(_ node: DominoNode) -> Bool {
-        if first?.node === node {
+        if first?.refers(to: node) == true {
             first = rest.isEmpty ? nil : rest.removeFirst()
             return true
         }
-        if let index = rest.firstIndex(where: { $0.node === node }) {
+        if let index = rest.firstIndex(where: { $0.refers(to: node) }) {
             rest.remove(at: index)
             return true
         }
@@ -51,28 +78,30 @@ struct NodeList {
         rest = []
     }
 
+    /// The links in order.
+    var links: [NodeLink] {
+        guard let first else { return [] }
+        return [first] + rest
+    }
+
+    /// Borrows each node in order. Lock held.
     @inline(__always)
     func forEach(_ body: (DominoNode) -> Void) {
         guard let first else { return }
-        body(first.node)
-        for link in rest { body(link.node) }
+        first.withNode(body)
+        for link in rest { link.withNode(body) }
     }
 
-    /// Calls `body` from the last link to the first.
+    /// Calls `body` with each link from the last to the first.
     @inline(__always)
-    func forEachReversed(_ body: (DominoNode) -> Void) {
+    func forEachLinkReversed(_ body: (NodeLink) -> Void) {
         guard let first else { return }
-        for link in rest.reversed() { body(link.node) }
-        body(first.node)
+        for link in rest.reversed() { body(link) }
+        body(first)
     }
 
-    var nodes: [DominoNode] {
-        var result: [DominoNode] = []
-        forEach { result.append($0) }
-        return result
+    /// Strong references to the live nodes, for handing out of the lock.
+    func retainedNodes() -> [DominoNode] {
+        links.compactMap { $0.retainIfAlive() }
     }
-}
-
-extension NodeLink: Equatable {
-    static func == (lhs: NodeLink, rhs: NodeLink) -> Bool { lhs.node === rhs.node }
 }

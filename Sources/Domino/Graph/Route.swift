@@ -2,52 +2,64 @@
 /// parents in mount order, each node at most once.
 ///
 /// Must be called under `graphLock` (shared or exclusive). Iterative, so a
-/// 100,000-deep chain does not overflow the stack.
+/// 100,000-deep chain does not overflow the stack. Nodes are borrowed, never
+/// retained (see `NodeLink`).
 enum Route {
     /// Set under the exclusive lock when a mount closes a cycle; sticky, because a
     /// conservative flag only costs the slow path, never a wrong answer.
-    nonisolated(unsafe) static var graphMayHaveCycles = false
+    @exclusivity(unchecked) nonisolated(unsafe) static var graphMayHaveCycles = false
 
     @inline(__always)
     static func walk(from start: DominoNode, _ visit: (DominoNode) -> Void) {
+        if graphMayHaveCycles {
+            walkGeneral(from: NodeLink(start), chainStart: NodeLink(start), visit)
+            return
+        }
         // Fast path: a plain chain (every node has at most one parent) in a graph
         // without cycles cannot revisit a node, so it needs no visited set.
-        var node = start
-        if !graphMayHaveCycles {
-            while true {
-                if node.parentLinks.isMultiple { break }
+        if start.parentLinks.isMultiple {
+            walkGeneral(from: NodeLink(start), chainStart: NodeLink(start), visit)
+            return
+        }
+        visit(start)
+        var next = start.parentLinks.first
+        while let link = next {
+            let branches = link.withNode { node -> Bool in
+                if node.parentLinks.isMultiple { return true }
                 visit(node)
-                guard let next = node.parentLinks.first?.node else { return }
-                node = next
+                next = node.parentLinks.first
+                return false
+            }
+            if branches {
+                walkGeneral(from: link, chainStart: NodeLink(start), visit)
+                return
             }
         }
-        walkGeneral(from: node, alreadyVisitedChainFrom: start, visit)
     }
 
     /// Depth-first pre-order with a visited set, for DAGs and cycles. `start` is the
-    /// first node not yet visited; the chain from `chainStart` up to it was visited
-    /// by the fast path and is marked so before the walk.
+    /// first node not yet visited; the plain chain from `chainStart` up to it was
+    /// visited by the fast path.
     @inline(never)
-    static func walkGeneral(from start: DominoNode, alreadyVisitedChainFrom chainStart: DominoNode, _ visit: (DominoNode) -> Void) {
-        var visited = Set<ObjectIdentifier>()
-        var chain = chainStart
-        while chain !== start {
-            visited.insert(ObjectIdentifier(chain))
-            guard let next = chain.parentLinks.first?.node else { break }
-            chain = next
+    static func walkGeneral(from start: NodeLink, chainStart: NodeLink, _ visit: (DominoNode) -> Void) {
+        var visited = Set<NodeLink>()
+        var chain: NodeLink? = chainStart
+        while let link = chain, link != start {
+            visited.insert(link)
+            chain = link.withNode { $0.parentLinks.first }
         }
-        var stack: [DominoNode] = [start]
-        while let node = stack.popLast() {
-            guard visited.insert(ObjectIdentifier(node)).inserted else { continue }
-            visit(node)
-            node.parentLinks.forEachReversed { parent in
-                if !visited.contains(ObjectIdentifier(parent)) { stack.append(parent) }
+        var stack: [NodeLink] = [start]
+        while let link = stack.popLast() {
+            guard visited.insert(link).inserted else { continue }
+            link.withNode { node in
+                visit(node)
+                node.parentLinks.forEachLinkReversed { parent in
+                    if !visited.contains(parent) { stack.append(parent) }
+                }
             }
         }
     }
-}
 
-extension Route {
     /// True when mounting `child` at `parent` would close a cycle, that is when
     /// `parent` is `child` or one of its descendants. Exclusive lock held.
     ///
@@ -58,8 +70,8 @@ extension Route {
     static func wouldCloseCycle(mounting child: DominoNode, at parent: DominoNode) -> Bool {
         if child === parent { return true }
         if child.childLinks.isEmpty || parent.parentLinks.isEmpty { return false }
-        var up = Search(start: parent, target: child, next: \.parentLinks)
-        var down = Search(start: child, target: parent, next: \.childLinks)
+        var up = Search(start: NodeLink(parent), target: NodeLink(child), upward: true)
+        var down = Search(start: NodeLink(child), target: NodeLink(parent), upward: false)
         while true {
             switch up.step() {
             case .found: return true
@@ -77,22 +89,23 @@ extension Route {
     private struct Search {
         enum Outcome { case found, exhausted, searching }
 
-        let target: DominoNode
-        let next: KeyPath<DominoNode, NodeList>
-        var stack: [DominoNode]
-        var visited = Set<ObjectIdentifier>()
+        let target: NodeLink
+        let upward: Bool
+        var stack: [NodeLink]
+        var visited = Set<NodeLink>()
 
-        init(start: DominoNode, target: DominoNode, next: KeyPath<DominoNode, NodeList>) {
+        init(start: NodeLink, target: NodeLink, upward: Bool) {
             self.target = target
-            self.next = next
+            self.upward = upward
             stack = [start]
         }
 
         mutating func step() -> Outcome {
-            guard let node = stack.popLast() else { return .exhausted }
-            if node === target { return .found }
-            if visited.insert(ObjectIdentifier(node)).inserted {
-                node[keyPath: next].forEach { stack.append($0) }
+            guard let link = stack.popLast() else { return .exhausted }
+            if link == target { return .found }
+            if visited.insert(link).inserted {
+                let next = link.withNode { upward ? $0.parentLinks.links : $0.childLinks.links }
+                stack.append(contentsOf: next)
             }
             return .searching
         }

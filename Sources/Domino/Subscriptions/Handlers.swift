@@ -6,15 +6,11 @@
 
 /// Receives a notification (typed or named event).
 class Receiver<Payload: Sendable>: Subscription, @unchecked Sendable {
-    let key: SlotKey
-
-    init(key: SlotKey, delivery: DeliveryMode?) {
-        self.key = key
+    init(delivery: DeliveryMode?) {
         super.init(role: .subscriber, delivery: delivery)
     }
 
-    override var slotKey: SlotKey { key }
-    override var handledName: String { key.displayName(for: Payload.self) }
+    override var payloadName: String { String(describing: Payload.self) }
 
     /// Delivers `value`; returns false when the owner is gone (the handler did not run).
     func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
@@ -25,9 +21,9 @@ class Receiver<Payload: Sendable>: Subscription, @unchecked Sendable {
 final class ClosureReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
     let body: @Sendable (Payload) -> Void
 
-    init(key: SlotKey, delivery: DeliveryMode?, body: @escaping @Sendable (Payload) -> Void) {
+    init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload) -> Void) {
         self.body = body
-        super.init(key: key, delivery: delivery)
+        super.init(delivery: delivery)
     }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
@@ -39,9 +35,9 @@ final class ClosureReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Se
 final class ControllingReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
     let body: @Sendable (Payload, inout Propagation) -> Void
 
-    init(key: SlotKey, delivery: DeliveryMode?, body: @escaping @Sendable (Payload, inout Propagation) -> Void) {
+    init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload, inout Propagation) -> Void) {
         self.body = body
-        super.init(key: key, delivery: delivery)
+        super.init(delivery: delivery)
     }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
@@ -54,10 +50,10 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject>: Receiver<Payload
     weak var owner: Owner?
     let body: @Sendable (Owner, Payload, inout Propagation) -> Void
 
-    init(key: SlotKey, delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) -> Void) {
+    init(delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) -> Void) {
         self.owner = owner
         self.body = body
-        super.init(key: key, delivery: delivery)
+        super.init(delivery: delivery)
     }
 
     override var isOrphaned: Bool { owner == nil }
@@ -72,32 +68,26 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject>: Receiver<Payload
 
 /// Rewrites a value before the node's subscribers and the nodes further up see it.
 final class Reformer<Payload: Sendable>: Subscription, @unchecked Sendable {
-    let key: SlotKey
     let body: @Sendable (inout Payload) -> Void
 
-    init(key: SlotKey, body: @escaping @Sendable (inout Payload) -> Void) {
-        self.key = key
+    init(body: @escaping @Sendable (inout Payload) -> Void) {
         self.body = body
         super.init(role: .reformer, delivery: nil)
     }
 
-    override var slotKey: SlotKey { key }
-    override var handledName: String { key.displayName(for: Payload.self) }
+    override var payloadName: String { String(describing: Payload.self) }
 }
 
 /// Decides, after the node's subscribers ran, whether the value goes further up.
 final class Interceptor<Payload: Sendable>: Subscription, @unchecked Sendable {
-    let key: SlotKey
     let body: @Sendable (Payload) -> Interception
 
-    init(key: SlotKey, body: @escaping @Sendable (Payload) -> Interception) {
-        self.key = key
+    init(body: @escaping @Sendable (Payload) -> Interception) {
         self.body = body
         super.init(role: .interceptor, delivery: nil)
     }
 
-    override var slotKey: SlotKey { key }
-    override var handledName: String { key.displayName(for: Payload.self) }
+    override var payloadName: String { String(describing: Payload.self) }
 }
 
 /// Answers a request; the first non-nil answer on the route wins.
@@ -106,11 +96,12 @@ class Responder<R: Request>: Subscription, @unchecked Sendable {
         super.init(role: .responder, delivery: nil)
     }
 
-    override var slotKey: SlotKey { .of(R.self) }
-    override var handledName: String { String(describing: R.self) }
+    override var payloadName: String { String(describing: R.self) }
 
-    /// `.none` when the owner is gone, `.some(nil)` when the responder declined.
-    func answer(_ request: R) -> R.Response?? {
+    /// Writes the answer (nil to decline) into `answer`; returns false when the owner
+    /// is gone and the responder did not run. (An out-parameter rather than a
+    /// `Response??` result saves a generic metadata look-up per call.)
+    func answer(_ request: R, into answer: inout R.Response?) -> Bool {
         preconditionFailure("abstract")
     }
 }
@@ -122,8 +113,9 @@ final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
         self.body = body
     }
 
-    override func answer(_ request: R) -> R.Response?? {
-        .some(body(request))
+    override func answer(_ request: R, into answer: inout R.Response?) -> Bool {
+        answer = body(request)
+        return true
     }
 }
 
@@ -138,9 +130,10 @@ final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @uncheck
 
     override var isOrphaned: Bool { owner == nil }
 
-    override func answer(_ request: R) -> R.Response?? {
-        guard let owner else { return .none }
-        return .some(body(owner, request))
+    override func answer(_ request: R, into answer: inout R.Response?) -> Bool {
+        guard let owner else { return false }
+        answer = body(owner, request)
+        return true
     }
 }
 

@@ -26,10 +26,12 @@ enum HandlerRole: UInt8, Sendable {
 /// (`isKnownUniquelyReferenced`), otherwise they copy it first. So a walk always
 /// sees the table as it was when the walk collected it.
 final class HandlerTable {
-    var subscribers: ContiguousArray<Subscription> = []
-    var reformers: ContiguousArray<Subscription> = []
-    var interceptors: ContiguousArray<Subscription> = []
-    var responders: ContiguousArray<Subscription> = []
+    // Mutated only under the exclusive lock while unshared; read by walks outside it
+    // once shared (see above), so the runtime's exclusivity checks add nothing.
+    @exclusivity(unchecked) var subscribers: ContiguousArray<Subscription> = []
+    @exclusivity(unchecked) var reformers: ContiguousArray<Subscription> = []
+    @exclusivity(unchecked) var interceptors: ContiguousArray<Subscription> = []
+    @exclusivity(unchecked) var responders: ContiguousArray<Subscription> = []
 
     init() {}
 
@@ -49,6 +51,15 @@ final class HandlerTable {
         case .reformer: reformers.append(handler)
         case .interceptor: interceptors.append(handler)
         case .responder: responders.append(handler)
+        }
+    }
+
+    func contains(_ handler: Subscription) -> Bool {
+        switch handler.role {
+        case .subscriber: return subscribers.contains { $0 === handler }
+        case .reformer: return reformers.contains { $0 === handler }
+        case .interceptor: return interceptors.contains { $0 === handler }
+        case .responder: return responders.contains { $0 === handler }
         }
     }
 

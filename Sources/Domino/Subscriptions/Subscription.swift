@@ -16,7 +16,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// The node holding this handler; nil once the subscription ended.
     /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
     /// deinit, so it never dangles.
-    unowned(unsafe) var node: DominoNode?
+    @exclusivity(unchecked) var home: NodeLink?
     let role: HandlerRole
     /// Where notifications run; nil means the node's, else the global, default.
     let delivery: DeliveryMode?
@@ -26,11 +26,17 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
         self.delivery = delivery
     }
 
-    /// The slot this handler lives in. Subclasses know it from their generic type.
-    var slotKey: SlotKey { preconditionFailure("abstract") }
+    /// The handled type's name. The slot key is not stored (it would cost every
+    /// subscription a few more bytes); a named handler's name is found in its node's
+    /// table when needed (see `handledName`).
+    var payloadName: String { preconditionFailure("abstract") }
 
-    /// A readable name of what this handler handles, for tracing and descriptions.
-    var handledName: String { preconditionFailure("abstract") }
+    /// What this handler handles, for descriptions: the type, or the quoted event name.
+    var handledName: String {
+        let key = graphLock.withShared { home?.withNode { $0.slotKeyLocked(of: self) } }
+        if case .name(let name)? = key { return "\"\(name)\"" }
+        return payloadName
+    }
 
     /// True for owner-bound handlers whose owner is gone.
     var isOrphaned: Bool { false }
@@ -52,17 +58,16 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     public var isActive: Bool {
         // The owner is checked outside the lock: loading a weak reference may release
         // the last strong one, and the owner's deinit may use Domino.
-        graphLock.withShared { node != nil } && !isOrphaned
+        graphLock.withShared { home != nil } && !isOrphaned
     }
 
     /// Removes self from its node. Exclusive lock held.
     func detachLocked(_ graveyard: inout Graveyard) {
-        guard let node else { return }
-        node.removeLocked(self, graveyard: &graveyard)
+        home?.withNode { $0.removeLocked(self, graveyard: &graveyard) }
     }
 
     public var description: String {
-        let label = graphLock.withShared { node.map { $0.description } }
+        let label = graphLock.withShared { home?.withNode { $0.description } }
         return "Subscription(\(role) for \(handledName) at \(label ?? "<ended>"))"
     }
 }

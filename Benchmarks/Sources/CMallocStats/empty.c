@@ -1,0 +1,1 @@
+// Intentionally empty: the target is its header (see include/CMallocStats.h).

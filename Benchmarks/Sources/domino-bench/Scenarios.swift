@@ -1,0 +1,289 @@
+import Domino
+import Foundation
+import OpenCombine
+
+// Every scenario builds its objects once, up front, and its `run` closure does only
+// the operation being measured in a loop. Every handler bumps a `Counter`, and
+// every Domino subscription names `.postingThread`, so delivery never depends on
+// the main queue being drained (the library's default is the main thread).
+
+/// The event of the typed scenarios. The lane says which counter lane to bump, so
+/// the two threads of the contended scenario count on separate cache lines.
+struct Ping: Event {
+    let lane: Int
+}
+
+/// Types that only the noise scenario subscribes to.
+struct Noise1: Event {}
+struct Noise2: Event {}
+struct Noise3: Event {}
+struct Noise4: Event {}
+struct Noise5: Event {}
+
+/// The request of `request.depth10`.
+struct Ask: Request {
+    typealias Response = Int
+}
+
+enum Scenarios {
+    /// Every scenario, in report order (floors and baselines first), built only
+    /// when its name matches `filter` (all when nil; see ``matches(_:_:)``), since
+    /// building the contended scenario starts threads and the noise scenario makes
+    /// 1,000 nodes.
+    static func all(filter: String?) -> [Scenario] {
+        let builders: [(String, () -> Scenario)] = [
+            ("closure.direct.1", { closureDirect(1) }),
+            ("closure.direct.10", { closureDirect(10) }),
+            ("combine.send.1", { combineSend(1) }),
+            ("combine.send.10", { combineSend(10) }),
+            ("notificationcenter.post.1", { notificationCenterPost(1) }),
+            ("notificationcenter.post.10", { notificationCenterPost(10) }),
+            ("named.post.local.1", { namedPostLocal() }),
+            ("typed.post.local.1", { typedPostLocal() }),
+            ("typed.bubble.depth10", { typedBubble(depth: 10) }),
+            ("typed.bubble.depth100", { typedBubble(depth: 100) }),
+            ("request.depth10", { requestDepth10() }),
+            ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
+            ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
+        ] + later()
+        return builders
+            .filter { name, _ in filter.map { matches(name, $0) } ?? true }
+            .map { name, build in
+                let scenario = build()
+                precondition(scenario.name == name, "scenario \(scenario.name) is listed as \(name)")
+                return scenario
+            }
+    }
+
+    /// True when `name` contains `filter`; a filter ending in `$` must end the name
+    /// too, so `typed.bubble.depth10$` picks one scenario rather than three.
+    static func matches(_ name: String, _ filter: String) -> Bool {
+        if filter.hasSuffix("$") { return name.hasSuffix(filter.dropLast()) }
+        return name.contains(filter)
+    }
+
+    /// Ratios between two of our own scenarios, reported as rows of their own.
+    static let derived: [DerivedRatio] = [
+        // A walk should cost about linearly in depth: 10x the levels, 8-11x the time.
+        DerivedRatio(
+            name: "typed.bubble.depth100/depth10",
+            numerator: "typed.bubble.depth100",
+            denominator: "typed.bubble.depth10",
+            target: .within(8, 11)
+        ),
+    ]
+
+    // MARK: Baselines
+
+    /// The floor: what calling the handlers costs with no library at all.
+    static func closureDirect(_ count: Int) -> Scenario {
+        let counter = Counter()
+        let closures: [() -> Void] = (0..<count).map { _ in { counter.bump() } }
+        return Scenario(
+            name: "closure.direct.\(count)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: count, counter: counter, keepAlive: []
+        ) { iterations in
+            for _ in 0..<iterations {
+                for closure in closures { closure() }
+            }
+            return iterations
+        }
+    }
+
+    /// OpenCombine's subject: the nearest thing to a typed signal in a library.
+    static func combineSend(_ count: Int) -> Scenario {
+        let counter = Counter()
+        let subject = PassthroughSubject<Int, Never>()
+        let cancellables = (0..<count).map { _ in subject.sink { _ in counter.bump() } }
+        return Scenario(
+            name: "combine.send.\(count)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: count, counter: counter, keepAlive: cancellables
+        ) { iterations in
+            for value in 0..<iterations { subject.send(value) }
+            return iterations
+        }
+    }
+
+    /// Foundation's NotificationCenter, a private instance so nothing else in the
+    /// process observes or posts on it; block observers on the posting thread.
+    static func notificationCenterPost(_ count: Int) -> Scenario {
+        let counter = Counter()
+        let center = NotificationCenter()
+        let name = Notification.Name("domino-bench.ping")
+        let observers = (0..<count).map { _ in
+            center.addObserver(forName: name, object: nil, queue: nil) { _ in counter.bump() }
+        }
+        return Scenario(
+            name: "notificationcenter.post.\(count)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: count, counter: counter, keepAlive: [center] + observers.map { $0 as AnyObject }
+        ) { iterations in
+            for _ in 0..<iterations { center.post(name: name, object: nil) }
+            return iterations
+        }
+    }
+
+    // MARK: Domino
+
+    /// A named event with no parameters, posted where its one subscriber is. The
+    /// NotificationCenter baseline posts no user info either, so both pay for the
+    /// name and the dispatch only.
+    static func namedPostLocal() -> Scenario {
+        let counter = Counter()
+        let node = DominoNode(label: "named")
+        let name = EventName("domino-bench.named")
+        node.subscribe(name, on: .postingThread) { _ in counter.bump() }
+        return Scenario(
+            name: "named.post.local.1",
+            baseline: "notificationcenter.post.1", target: .atMost(0.3),
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [node]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(node.post(name)) }
+            return iterations
+        }
+    }
+
+    /// The cheapest typed post: one subscriber at the posting node.
+    static func typedPostLocal() -> Scenario {
+        let counter = Counter()
+        let node = DominoNode(label: "local")
+        node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        return Scenario(
+            name: "typed.post.local.1",
+            baseline: "closure.direct.1", target: .atMost(8),
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [node]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// A typed event posted `depth` levels below its only subscriber.
+    static func typedBubble(depth: Int) -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: depth, label: "bubble\(depth)")
+        chain.top.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "typed.bubble.depth\(depth)",
+            baseline: "notificationcenter.post.1", target: depth == 10 ? .atMost(0.75) : nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// A request answered 10 levels up (chain of responsibility).
+    static func requestDepth10() -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 10, label: "request")
+        chain.top.respond(to: Ask.self) { _ in
+            counter.bump()
+            return 1
+        }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "request.depth10",
+            baseline: "notificationcenter.post.1", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.request(Ask())) }
+            return iterations
+        }
+    }
+
+    /// Two threads posting at the same bottom node of one shared 10-level chain at
+    /// once. ns/op is total wall time over the posts of both threads, so with
+    /// perfect scaling it is half of `typed.bubble.depth10`; the target only asks
+    /// that two threads together are not slower than one.
+    static func typedBubbleContended(workers: WorkerPair) -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 10, label: "contended")
+        chain.top.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "typed.bubble.depth10.contended",
+            baseline: "typed.bubble.depth10", target: .atMost(1.0),
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes + [workers]
+        ) { iterations in
+            workers.run(count: iterations) { lane, count in
+                for _ in 0..<count { blackhole(bottom.post(Ping(lane: lane))) }
+            }
+        }
+    }
+
+    /// `typed.bubble.depth10` in a crowded graph: each chain node also has one
+    /// subscription to each of 5 other event types (made first, so a linear scan of
+    /// a node's table passes them before reaching `Ping`), and 1,000 other nodes,
+    /// mounted below the chain's nodes, subscribe to `Ping` itself. None of them is
+    /// on the route, so the post should cost what it costs without them.
+    static func typedBubbleNoise() -> Scenario {
+        let counter = Counter()
+        let noiseCounter = Counter()
+        let chain = Chain(depth: 10, label: "noise")
+        for node in chain.nodes {
+            node.subscribe(Noise1.self, on: .postingThread) { _ in noiseCounter.bump() }
+            node.subscribe(Noise2.self, on: .postingThread) { _ in noiseCounter.bump() }
+            node.subscribe(Noise3.self, on: .postingThread) { _ in noiseCounter.bump() }
+            node.subscribe(Noise4.self, on: .postingThread) { _ in noiseCounter.bump() }
+            node.subscribe(Noise5.self, on: .postingThread) { _ in noiseCounter.bump() }
+        }
+        chain.top.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        var others: [DominoNode] = []
+        others.reserveCapacity(1_000)
+        for index in 0..<1_000 {
+            let other = DominoNode(label: "other\(index)")
+            other.mount(at: chain.nodes[index % chain.nodes.count])
+            other.subscribe(Ping.self, on: .postingThread) { _ in noiseCounter.bump() }
+            others.append(other)
+        }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "typed.bubble.depth10.noise",
+            baseline: "typed.bubble.depth10", target: .atMost(1.2),
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes + others
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    // MARK: Later: signals and broadcast
+
+    /// Scenarios for features the library does not have yet; add them here when it
+    /// does, and they join the rounds and the report with no other change:
+    ///
+    /// - `signal.fire.1` / `signal.fire.10`: a typed signal fired to 1 / 10
+    ///   subscribers; baseline `combine.send.1` / `combine.send.10` (the same shape:
+    ///   one subject, N sinks).
+    /// - `broadcast.tree1111`: one event broadcast down from the root of a tree of
+    ///   1,111 nodes (1 + 10 + 100 + 1,000), each with a subscriber.
+    ///
+    /// Each entry is the scenario's name and a function that builds it, as in
+    /// ``all(filter:)``. Until then it returns nothing, so no rows are printed.
+    static func later() -> [(String, () -> Scenario)] {
+        []
+    }
+}
+
+/// `depth + 1` nodes, each mounted at the one before: `top` is the root and
+/// `bottom` is `depth` levels below it. Built top-down, the way a UI tree grows.
+struct Chain {
+    let nodes: [DominoNode]
+
+    init(depth: Int, label: String) {
+        var nodes = [DominoNode(label: "\(label).0")]
+        for level in 1...depth {
+            let node = DominoNode(label: "\(label).\(level)")
+            node.mount(at: nodes[level - 1])
+            nodes.append(node)
+        }
+        self.nodes = nodes
+    }
+
+    var top: DominoNode { nodes[0] }
+    var bottom: DominoNode { nodes[nodes.count - 1] }
+}
