@@ -11,7 +11,9 @@ struct Stage {
     let table: HandlerTable
     let label: String?
     let nodeID: ObjectIdentifier
-    let delivery: DeliveryMode?
+    /// The node's mode, else the global default: what subscribers that name none get.
+    let delivery: DeliveryMode
+    let deliveryIsPostingThread: Bool
     let traced: Bool
 
     var nodeName: String { DominoNode.describe(label: label, id: nodeID) }
@@ -41,37 +43,38 @@ struct Plan {
     var stages = StageList()
     var nodesVisited = 0
     var originTraced = false
-    var defaultDelivery: DeliveryMode = .mainThread
     var strictRequests = false
 }
 
 extension DominoNode {
     /// Collects the stages of `key` along the route from this node.
     @inline(__always)
-    func plan(for key: SlotKey, thread: UnsafeMutablePointer<ThreadState>) -> Plan {
-        var plan = Plan()
+    func collect(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         let stripe = thread.pointee.stripe
         graphLock.lockShared(stripe: stripe)
         let traceAll = GraphSettings.traceAll
         plan.originTraced = traceAll || tracingFlag
-        plan.defaultDelivery = GraphSettings.defaultDelivery
         plan.strictRequests = GraphSettings.strictRequests
         Route.walk(from: self) { node in
             plan.nodesVisited += 1
             if node.slots.isEmpty { return }
-            for slot in node.slots where slot.key == key {
+            for index in node.slots.indices where node.slots[index].key == key {
+                let slot = node.slots[index]
+                let delivery = node.deliveryOverride ?? GraphSettings.defaultDelivery
+                var isPostingThread = false
+                if case .postingThread = delivery { isPostingThread = true }
                 plan.stages.append(Stage(
                     table: slot.table,
                     label: node.label,
                     nodeID: ObjectIdentifier(node),
-                    delivery: node.deliveryOverride,
+                    delivery: delivery,
+                    deliveryIsPostingThread: isPostingThread,
                     traced: traceAll || node.tracingFlag
                 ))
                 return
             }
         }
         graphLock.unlockShared(stripe: stripe)
-        return plan
     }
 
     /// Enters one level of nesting, or reports the runaway and returns false.
@@ -96,7 +99,8 @@ extension DominoNode {
         }
         defer { thread.pointee.nesting -= 1 }
 
-        let plan = plan(for: key, thread: thread)
+        var plan = Plan()
+        collect(key, into: &plan, thread: thread)
         // Only tracing needs the name; building it costs more than the whole walk.
         var eventName: String { key.displayName(for: Payload.self) }
         if plan.originTraced {
@@ -127,8 +131,10 @@ extension DominoNode {
             var propagation = Propagation()
             for handler in table.subscribers {
                 let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
-                let mode = receiver.delivery ?? stage.delivery ?? plan.defaultDelivery
-                if mode.isCurrent(thread) {
+                let runsHere = receiver.runsOnPostingThread
+                    || (receiver.delivery == nil && stage.deliveryIsPostingThread)
+                    || (receiver.delivery ?? stage.delivery).isCurrent(thread)
+                if runsHere {
                     if receiver.receive(value, &propagation) {
                         deliveries += 1
                         if stage.traced {
@@ -140,7 +146,7 @@ extension DominoNode {
                     if propagation.requestedStop == .immediately { break }
                 } else {
                     deliveries += 1
-                    Self.schedule(value, to: receiver, mode: mode, stage: stage)
+                    Self.schedule(value, to: receiver, mode: receiver.delivery ?? stage.delivery, stage: stage)
                     if stage.traced {
                         Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName))
                     }
@@ -199,7 +205,8 @@ extension DominoNode {
         guard enterNesting(thread, what: "Requesting \(R.self)") else { return nil }
         defer { thread.pointee.nesting -= 1 }
 
-        let plan = plan(for: .of(R.self), thread: thread)
+        var plan = Plan()
+        collect(.of(R.self), into: &plan, thread: thread)
         var eventName: String { String(describing: R.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))

@@ -139,9 +139,7 @@ final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @uncheck
 
 extension SlotKey {
     func displayName<T>(for type: T.Type) -> String {
-        switch self {
-        case .name(let name): return "\"\(name)\""
-        case .type: return String(describing: type)
-        }
+        if let name { return "\"\(name)\"" }
+        return String(describing: type)
     }
 }

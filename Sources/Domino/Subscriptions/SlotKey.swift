@@ -1,10 +1,36 @@
 /// What a handler table entry at a node is for: one Swift type, or one event name.
-enum SlotKey: Hashable, Sendable {
-    case type(ObjectIdentifier)
-    case name(String)
+///
+/// A struct rather than an enum with a `String` payload: comparing two type keys
+/// then touches one machine word and no reference count, which matters because
+/// every node of every walk compares keys.
+struct SlotKey: Hashable, Sendable {
+    /// The type's identity; 0 for named events.
+    private let typeBits: UInt
+    /// The event name, for named events.
+    private let eventName: String?
 
     @inline(__always)
-    static func of<T>(_ type: T.Type) -> SlotKey { .type(ObjectIdentifier(type)) }
+    static func of<T>(_ type: T.Type) -> SlotKey {
+        SlotKey(typeBits: UInt(bitPattern: ObjectIdentifier(type)), eventName: nil)
+    }
+
+    static func name(_ name: String) -> SlotKey {
+        SlotKey(typeBits: 0, eventName: name)
+    }
+
+    /// The event name of a named-event key.
+    var name: String? { eventName }
+
+    @inline(__always)
+    static func == (lhs: SlotKey, rhs: SlotKey) -> Bool {
+        if lhs.typeBits != rhs.typeBits { return false }
+        return lhs.typeBits != 0 || lhs.eventName == rhs.eventName
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(typeBits)
+        hasher.combine(eventName)
+    }
 }
 
 /// The role a handler plays in a slot, which decides when it runs during a walk.

@@ -20,10 +20,14 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     let role: HandlerRole
     /// Where notifications run; nil means the node's, else the global, default.
     let delivery: DeliveryMode?
+    /// `delivery` reduced to a byte, so that the hot path tests it without copying
+    /// the enum (and retaining its queue).
+    let runsOnPostingThread: Bool
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role
         self.delivery = delivery
+        if case .postingThread? = delivery { runsOnPostingThread = true } else { runsOnPostingThread = false }
     }
 
     /// The handled type's name. The slot key is not stored (it would cost every
@@ -34,7 +38,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// What this handler handles, for descriptions: the type, or the quoted event name.
     var handledName: String {
         let key = graphLock.withShared { home?.withNode { $0.slotKeyLocked(of: self) } }
-        if case .name(let name)? = key { return "\"\(name)\"" }
+        if let name = key?.name { return "\"\(name)\"" }
         return payloadName
     }
 
