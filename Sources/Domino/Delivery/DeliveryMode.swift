@@ -39,6 +39,7 @@ public enum DeliveryMode: Sendable {
 }
 
 extension DeliveryMode: CustomStringConvertible {
+    /// The mode's name, with the queue's label for queue modes.
     public var description: String {
         switch self {
         case .mainThread: return "mainThread"

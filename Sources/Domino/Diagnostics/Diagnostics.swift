@@ -42,6 +42,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `Domino [code]: message`, as the default handler prints it.
     public var description: String { "Domino [\(code.rawValue)]: \(message)" }
 }
 

@@ -36,6 +36,7 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
         self.node = node
     }
 
+    /// The line the default sink prints.
     public var description: String {
         switch kind {
         case .posted: return "[Domino] post \(event) at \(node)"

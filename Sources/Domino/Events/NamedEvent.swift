@@ -19,6 +19,7 @@ public struct EventName: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     /// Creates a name from a string literal.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// The raw name.
     public var description: String { rawValue }
 }
 
@@ -70,6 +71,7 @@ public struct NamedEvent: Sendable, CustomStringConvertible {
         set { parameters[key] = newValue }
     }
 
+    /// `name[key: value, ...]`, keys sorted, nil values shown as `nil`.
     public var description: String {
         let pairs = parameters.keys.sorted().map { key -> String in
             let value = Self.unwrap(parameters[key]!).map { "\($0)" } ?? "nil"

@@ -35,6 +35,7 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
     /// True when something stopped the event before the end of its route.
     public var wasStopped: Bool { stopReason != nil }
 
+    /// A one-line summary, such as `delivered to 2 handler(s) over 3 node(s)`.
     public var description: String {
         var text = "delivered to \(deliveries) handler(s) over \(nodesVisited) node(s)"
         if let stopReason {

@@ -70,6 +70,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
         home?.withNode { $0.removeLocked(self, graveyard: &graveyard) }
     }
 
+    /// What the handler is for and where it lives, or `<ended>`.
     public var description: String {
         let label = graphLock.withShared { home?.withNode { $0.description } }
         return "Subscription(\(role) for \(handledName) at \(label ?? "<ended>"))"
