@@ -117,7 +117,7 @@ extension DominoNode {
             let stage = plan.stages[index]
             let table = stage.table
 
-            for handler in table.reformers {
+            if !table.reformers.isEmpty { for handler in table.reformers {
                 let reformer = unsafeDowncast(handler, to: Reformer<Payload>.self)
                 if stage.traced {
                     let before = String(describing: value)
@@ -126,13 +126,13 @@ extension DominoNode {
                 } else {
                     reformer.body(&value)
                 }
-            }
+            } }
 
             var propagation = Propagation()
             for handler in table.subscribers {
                 let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
                 let runsHere = receiver.runsOnPostingThread
-                    || (receiver.delivery == nil && stage.deliveryIsPostingThread)
+                    || (receiver.inheritsDelivery && stage.deliveryIsPostingThread)
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)
                 if runsHere {
                     if receiver.receive(value, &propagation) {
@@ -155,7 +155,7 @@ extension DominoNode {
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
-            } else {
+            } else if !table.interceptors.isEmpty {
                 for handler in table.interceptors {
                     let interceptor = unsafeDowncast(handler, to: Interceptor<Payload>.self)
                     if interceptor.body(value) == .stop {

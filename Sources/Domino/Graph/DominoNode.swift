@@ -190,17 +190,21 @@ public final class DominoNode: @unchecked Sendable {
         slots.first { $0.table.contains(handler) }?.key
     }
 
-    /// The table at `index`, copied first if a walk in flight holds it (walks iterate
-    /// their copy outside the lock, so it must not change under them). Exclusive lock
-    /// held; the replaced table goes to the graveyard, as its last release may free
-    /// handlers and with them user objects.
+    /// A fresh copy of the table at `index`, installed in its place, for a writer to
+    /// change. Exclusive lock held.
+    ///
+    /// Tables are immutable once published: walks read them outside the lock, so a
+    /// change always goes to a copy (read-copy-update). Mutating in place when the
+    /// table looks uniquely referenced would be cheaper, but a reference count read
+    /// does not order the last reader's reads before the writer's writes (the thread
+    /// sanitizer reports it), so Domino does not rely on it. The replaced table goes
+    /// to the graveyard: its last release may free handlers and with them user objects.
     private func uniqueTable(at index: Int, _ graveyard: inout Graveyard) -> HandlerTable {
-        if !isKnownUniquelyReferenced(&slots[index].table) {
-            let shared = slots[index].table
-            graveyard.add(shared)
-            slots[index].table = HandlerTable(copying: shared)
-        }
-        return slots[index].table
+        let published = slots[index].table
+        graveyard.add(published)
+        let copy = HandlerTable(copying: published)
+        slots[index].table = copy
+        return copy
     }
 
     /// Removes every handler of `key` at this node.

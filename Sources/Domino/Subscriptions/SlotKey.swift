@@ -48,12 +48,12 @@ enum HandlerRole: UInt8, Sendable {
 /// The handlers of one slot at one node, in subscription order.
 ///
 /// Readers copy the reference under the shared lock and then iterate it outside
-/// the lock; writers mutate it in place only when no reader holds it
-/// (`isKnownUniquelyReferenced`), otherwise they copy it first. So a walk always
-/// sees the table as it was when the walk collected it.
+/// the lock; writers never change a published table but install a changed copy
+/// (see `DominoNode.uniqueTable`). So a walk always sees the table as it was when
+/// the walk collected it.
 final class HandlerTable {
-    // Mutated only under the exclusive lock while unshared; read by walks outside it
-    // once shared (see above), so the runtime's exclusivity checks add nothing.
+    // Mutated only under the exclusive lock before publication; read-only after
+    // (see above), so the runtime's exclusivity checks add nothing.
     @exclusivity(unchecked) var subscribers: ContiguousArray<Subscription> = []
     @exclusivity(unchecked) var reformers: ContiguousArray<Subscription> = []
     @exclusivity(unchecked) var interceptors: ContiguousArray<Subscription> = []

@@ -23,11 +23,14 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// `delivery` reduced to a byte, so that the hot path tests it without copying
     /// the enum (and retaining its queue).
     let runsOnPostingThread: Bool
+    /// True when `delivery` is nil (the node's or global default applies).
+    let inheritsDelivery: Bool
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role
         self.delivery = delivery
         if case .postingThread? = delivery { runsOnPostingThread = true } else { runsOnPostingThread = false }
+        inheritsDelivery = delivery == nil
     }
 
     /// The handled type's name. The slot key is not stored (it would cost every
