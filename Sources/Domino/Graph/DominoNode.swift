@@ -163,11 +163,9 @@ public final class DominoNode: @unchecked Sendable {
         graphLock.withExclusive { graveyard in
             handler.home = NodeLink(self)
             if let index = slots.firstIndex(where: { $0.key == key }) {
-                uniqueTable(at: index, &graveyard).append(handler)
+                replaceTable(at: index, with: slots[index].table.adding(handler), &graveyard)
             } else {
-                let table = HandlerTable()
-                table.append(handler)
-                slots.append(Slot(key: key, table: table))
+                slots.append(Slot(key: key, table: HandlerTable().adding(handler)))
             }
         }
         return handler
@@ -178,7 +176,7 @@ public final class DominoNode: @unchecked Sendable {
         handler.home = nil
         graveyard.add(handler)
         guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
-        uniqueTable(at: index, &graveyard).remove(handler)
+        replaceTable(at: index, with: slots[index].table.removing(handler), &graveyard)
         if slots[index].table.isEmpty {
             graveyard.add(slots[index].table)
             slots.remove(at: index)
@@ -190,21 +188,17 @@ public final class DominoNode: @unchecked Sendable {
         slots.first { $0.table.contains(handler) }?.key
     }
 
-    /// A fresh copy of the table at `index`, installed in its place, for a writer to
-    /// change. Exclusive lock held.
+    /// Installs `table` at `index`. Exclusive lock held.
     ///
     /// Tables are immutable once published: walks read them outside the lock, so a
-    /// change always goes to a copy (read-copy-update). Mutating in place when the
-    /// table looks uniquely referenced would be cheaper, but a reference count read
-    /// does not order the last reader's reads before the writer's writes (the thread
-    /// sanitizer reports it), so Domino does not rely on it. The replaced table goes
-    /// to the graveyard: its last release may free handlers and with them user objects.
-    private func uniqueTable(at index: Int, _ graveyard: inout Graveyard) -> HandlerTable {
-        let published = slots[index].table
-        graveyard.add(published)
-        let copy = HandlerTable(copying: published)
-        slots[index].table = copy
-        return copy
+    /// change always installs a new table (read-copy-update). Mutating in place when
+    /// the table looks uniquely referenced would be cheaper, but a reference-count
+    /// read does not order the last reader's reads before the writer's writes (the
+    /// thread sanitizer reports it). The replaced table goes to the graveyard: its
+    /// last release may free handlers and with them user objects.
+    private func replaceTable(at index: Int, with table: HandlerTable, _ graveyard: inout Graveyard) {
+        graveyard.add(slots[index].table)
+        slots[index].table = table
     }
 
     /// Removes every handler of `key` at this node.

@@ -49,34 +49,54 @@ enum HandlerRole: UInt8, Sendable {
 ///
 /// Readers copy the reference under the shared lock and then iterate it outside
 /// the lock; writers never change a published table but install a changed copy
-/// (see `DominoNode.uniqueTable`). So a walk always sees the table as it was when
+/// (see `DominoNode.replaceTable`). So a walk always sees the table as it was when
 /// the walk collected it.
 final class HandlerTable {
-    // Mutated only under the exclusive lock before publication; read-only after
-    // (see above), so the runtime's exclusivity checks add nothing.
-    @exclusivity(unchecked) var subscribers: ContiguousArray<Subscription> = []
-    @exclusivity(unchecked) var reformers: ContiguousArray<Subscription> = []
-    @exclusivity(unchecked) var interceptors: ContiguousArray<Subscription> = []
-    @exclusivity(unchecked) var responders: ContiguousArray<Subscription> = []
+    // `let`: a published table never changes, and immutable stored properties let
+    // the walk borrow the arrays instead of retaining them.
+    let subscribers: ContiguousArray<Subscription>
+    let reformers: ContiguousArray<Subscription>
+    let interceptors: ContiguousArray<Subscription>
+    let responders: ContiguousArray<Subscription>
 
-    init() {}
-
-    init(copying other: HandlerTable) {
-        subscribers = other.subscribers
-        reformers = other.reformers
-        interceptors = other.interceptors
-        responders = other.responders
+    init(
+        subscribers: ContiguousArray<Subscription> = [],
+        reformers: ContiguousArray<Subscription> = [],
+        interceptors: ContiguousArray<Subscription> = [],
+        responders: ContiguousArray<Subscription> = []
+    ) {
+        self.subscribers = subscribers
+        self.reformers = reformers
+        self.interceptors = interceptors
+        self.responders = responders
     }
 
     var isEmpty: Bool { subscribers.isEmpty && reformers.isEmpty && interceptors.isEmpty && responders.isEmpty }
     var count: Int { subscribers.count + reformers.count + interceptors.count + responders.count }
 
-    func append(_ handler: Subscription) {
+    /// A copy with `handler` appended to the list of its role.
+    func adding(_ handler: Subscription) -> HandlerTable {
+        var subscribers = self.subscribers, reformers = self.reformers
+        var interceptors = self.interceptors, responders = self.responders
         switch handler.role {
         case .subscriber: subscribers.append(handler)
         case .reformer: reformers.append(handler)
         case .interceptor: interceptors.append(handler)
         case .responder: responders.append(handler)
+        }
+        return HandlerTable(subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: responders)
+    }
+
+    /// A copy without `handler`.
+    func removing(_ handler: Subscription) -> HandlerTable {
+        func without(_ list: ContiguousArray<Subscription>) -> ContiguousArray<Subscription> {
+            list.filter { $0 !== handler }
+        }
+        switch handler.role {
+        case .subscriber: return HandlerTable(subscribers: without(subscribers), reformers: reformers, interceptors: interceptors, responders: responders)
+        case .reformer: return HandlerTable(subscribers: subscribers, reformers: without(reformers), interceptors: interceptors, responders: responders)
+        case .interceptor: return HandlerTable(subscribers: subscribers, reformers: reformers, interceptors: without(interceptors), responders: responders)
+        case .responder: return HandlerTable(subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: without(responders))
         }
     }
 
@@ -86,21 +106,6 @@ final class HandlerTable {
         case .reformer: return reformers.contains { $0 === handler }
         case .interceptor: return interceptors.contains { $0 === handler }
         case .responder: return responders.contains { $0 === handler }
-        }
-    }
-
-    @discardableResult
-    func remove(_ handler: Subscription) -> Bool {
-        func remove(from list: inout ContiguousArray<Subscription>) -> Bool {
-            guard let index = list.firstIndex(where: { $0 === handler }) else { return false }
-            list.remove(at: index)
-            return true
-        }
-        switch handler.role {
-        case .subscriber: return remove(from: &subscribers)
-        case .reformer: return remove(from: &reformers)
-        case .interceptor: return remove(from: &interceptors)
-        case .responder: return remove(from: &responders)
         }
     }
 
