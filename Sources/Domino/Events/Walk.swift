@@ -117,16 +117,9 @@ extension DominoNode {
             let stage = plan.stages[index]
             let table = stage.table
 
-            if !table.reformers.isEmpty { for handler in table.reformers {
-                let reformer = unsafeDowncast(handler, to: Reformer<Payload>.self)
-                if stage.traced {
-                    let before = String(describing: value)
-                    reformer.body(&value)
-                    Tracing.emit(TraceRecord(kind: .reformed(from: before, to: String(describing: value)), event: eventName, node: stage.nodeName))
-                } else {
-                    reformer.body(&value)
-                }
-            } }
+            if !table.reformers.isEmpty {
+                Self.reform(&value, at: stage, eventName: eventName)
+            }
 
             var propagation = Propagation()
             for handler in table.subscribers {
@@ -180,6 +173,20 @@ extension DominoNode {
         return PostResult(deliveries: deliveries, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
+    /// Runs a stage's reformers on `value`, tracing each rewrite when the node is traced.
+    static func reform<Payload: Sendable>(_ value: inout Payload, at stage: Stage, eventName: @autoclosure () -> String) {
+        for handler in stage.table.reformers {
+            let reformer = unsafeDowncast(handler, to: Reformer<Payload>.self)
+            if stage.traced {
+                let before = String(describing: value)
+                reformer.body(&value)
+                Tracing.emit(TraceRecord(kind: .reformed(from: before, to: String(describing: value)), event: eventName(), node: stage.nodeName))
+            } else {
+                reformer.body(&value)
+            }
+        }
+    }
+
     /// Hands `value` to a receiver on another thread or queue.
     @inline(never)
     static func schedule<Payload: Sendable>(_ value: Payload, to receiver: Receiver<Payload>, mode: DeliveryMode, stage: Stage) {
@@ -217,15 +224,8 @@ extension DominoNode {
 
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
-            for handler in stage.table.reformers {
-                let reformer = unsafeDowncast(handler, to: Reformer<R>.self)
-                if stage.traced {
-                    let before = String(describing: request)
-                    reformer.body(&request)
-                    Tracing.emit(TraceRecord(kind: .reformed(from: before, to: String(describing: request)), event: eventName, node: stage.nodeName))
-                } else {
-                    reformer.body(&request)
-                }
+            if !stage.table.reformers.isEmpty {
+                Self.reform(&request, at: stage, eventName: eventName)
             }
             for handler in stage.table.responders {
                 let responder = unsafeDowncast(handler, to: Responder<R>.self)
