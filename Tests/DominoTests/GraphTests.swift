@@ -45,6 +45,18 @@ struct GraphTests {
         #expect(result.nodesVisited == 4)
     }
 
+    @Test func chainBelowADiamondVisitsEachNodeOnce() {
+        // bottom -> leaf; leaf -> left -> top; leaf -> right -> top
+        let bottom = DominoNode(label: "bottom"), leaf = DominoNode(label: "leaf")
+        let left = DominoNode(label: "left"), right = DominoNode(label: "right"), top = DominoNode(label: "top")
+        bottom.mount(at: leaf)
+        leaf.mount(at: left)
+        leaf.mount(at: right)
+        left.mount(at: top)
+        right.mount(at: top)
+        #expect(bottom.route.map(\.label) == ["bottom", "leaf", "left", "top", "right"])
+    }
+
     @Test func cycleNeverLoopsAndDeliversOncePerNode() {
         let a = DominoNode(label: "a"), b = DominoNode(label: "b"), c = DominoNode(label: "c")
         a.mount(at: b)

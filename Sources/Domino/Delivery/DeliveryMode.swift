@@ -59,6 +59,12 @@ private let queueMarkerKey = DispatchSpecificKey<QueueMarker>()
 private final class QueueMarker: Sendable {}
 
 extension DeliveryMode {
+    /// True for ``postingThread``, tested without copying the enum's payload.
+    var isPostingThread: Bool {
+        if case .postingThread = self { return true }
+        return false
+    }
+
     /// Called when a mode is stored; marks dispatch queues for `isCurrent`.
     func prepare() {
         if case .queue(let queue) = self, queue.getSpecific(key: queueMarkerKey) == nil {

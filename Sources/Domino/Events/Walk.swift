@@ -58,21 +58,16 @@ extension DominoNode {
         Route.walk(from: self) { node in
             plan.nodesVisited += 1
             if node.slots.isEmpty { return }
-            for index in node.slots.indices where node.slots[index].key == key {
-                let slot = node.slots[index]
-                let delivery = node.deliveryOverride ?? GraphSettings.defaultDelivery
-                var isPostingThread = false
-                if case .postingThread = delivery { isPostingThread = true }
-                plan.stages.append(Stage(
-                    table: slot.table,
-                    label: node.label,
-                    nodeID: ObjectIdentifier(node),
-                    delivery: delivery,
-                    deliveryIsPostingThread: isPostingThread,
-                    traced: traceAll || node.tracingFlag
-                ))
-                return
-            }
+            guard let slot = node.slots.first(where: { $0.key == key }) else { return }
+            let delivery = node.deliveryOverride ?? GraphSettings.defaultDelivery
+            plan.stages.append(Stage(
+                table: slot.table,
+                label: node.label,
+                nodeID: ObjectIdentifier(node),
+                delivery: delivery,
+                deliveryIsPostingThread: delivery.isPostingThread,
+                traced: traceAll || node.tracingFlag
+            ))
         }
         graphLock.unlockShared(stripe: stripe)
     }
@@ -169,7 +164,7 @@ extension DominoNode {
         if deliveries == 0 && plan.originTraced && stopReason == nil {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
-        if !orphans.isEmpty { purge(orphans) }
+        if !orphans.isEmpty { Self.purge(orphans) }
         return PostResult(deliveries: deliveries, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
@@ -220,7 +215,7 @@ extension DominoNode {
         }
         var request = request
         var orphans: [Subscription] = []
-        defer { if !orphans.isEmpty { purge(orphans) } }
+        defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
@@ -258,12 +253,5 @@ extension DominoNode {
             Diagnostics.report(.unansweredRequest, "\(R.self) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
         }
         return nil
-    }
-}
-
-extension Subscription {
-    /// True while the subscription is registered at a node.
-    var isAttached: Bool {
-        graphLock.withShared { home != nil }
     }
 }

@@ -44,15 +44,10 @@ public final class DominoNode: @unchecked Sendable {
 
     deinit {
         graphLock.withExclusive { graveyard in
-            parentLinks.forEach { $0.childLinks.remove(self) }
+            unmountFromAllLocked()
             childLinks.forEach { $0.parentLinks.remove(self) }
-            parentLinks.removeAll()
             childLinks.removeAll()
-            for slot in slots {
-                slot.table.forEachHandler { $0.home = nil }
-                graveyard.add(slot.table)
-            }
-            slots = []
+            removeAllSlotsLocked(&graveyard)
         }
     }
 
@@ -129,10 +124,13 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Removes every link to a parent.
     public func unmountFromAll() {
-        graphLock.withExclusive { _ in
-            parentLinks.forEach { $0.childLinks.remove(self) }
-            parentLinks.removeAll()
-        }
+        graphLock.withExclusive { _ in unmountFromAllLocked() }
+    }
+
+    /// Exclusive lock held.
+    private func unmountFromAllLocked() {
+        parentLinks.forEach { $0.childLinks.remove(self) }
+        parentLinks.removeAll()
     }
 
     /// The nodes this node is mounted at, in mount order.
@@ -176,10 +174,12 @@ public final class DominoNode: @unchecked Sendable {
         handler.home = nil
         graveyard.add(handler)
         guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
-        replaceTable(at: index, with: slots[index].table.removing(handler), &graveyard)
-        if slots[index].table.isEmpty {
+        let remaining = slots[index].table.removing(handler)
+        if remaining.isEmpty {
             graveyard.add(slots[index].table)
             slots.remove(at: index)
+        } else {
+            replaceTable(at: index, with: remaining, &graveyard)
         }
     }
 
@@ -212,7 +212,7 @@ public final class DominoNode: @unchecked Sendable {
     }
 
     /// Removes handlers whose owner deallocated, found by a walk (outside the lock).
-    func purge(_ orphans: [Subscription]) {
+    static func purge(_ orphans: [Subscription]) {
         graphLock.withExclusive { graveyard in
             for orphan in orphans {
                 orphan.detachLocked(&graveyard)
@@ -223,13 +223,16 @@ public final class DominoNode: @unchecked Sendable {
     /// Removes every subscriber, responder, reformer and interceptor at this node
     /// (Domino's `clearAllSubscribers`). Links to other nodes stay.
     public func clearAllSubscribers() {
-        graphLock.withExclusive { graveyard in
-            for slot in slots {
-                slot.table.forEachHandler { $0.home = nil }
-                graveyard.add(slot.table)
-            }
-            slots = []
+        graphLock.withExclusive { graveyard in removeAllSlotsLocked(&graveyard) }
+    }
+
+    /// Ends every handler at this node. Exclusive lock held.
+    private func removeAllSlotsLocked(_ graveyard: inout Graveyard) {
+        for slot in slots {
+            slot.table.forEachHandler { $0.home = nil }
+            graveyard.add(slot.table)
         }
+        slots = []
     }
 
     /// How many handlers of every kind are registered at this node.

@@ -43,7 +43,6 @@ struct NodeList {
     private var rest: ContiguousArray<NodeLink> = []
 
     var isEmpty: Bool { first == nil }
-    var count: Int { first == nil ? 0 : 1 + rest.count }
     /// True when the list has two links or more.
     var isMultiple: Bool { !rest.isEmpty }
 

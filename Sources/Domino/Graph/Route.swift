@@ -12,13 +12,13 @@ enum Route {
     @inline(__always)
     static func walk(from start: DominoNode, _ visit: (DominoNode) -> Void) {
         if graphMayHaveCycles {
-            walkGeneral(from: NodeLink(start), chainStart: NodeLink(start), visit)
+            walkGeneral(from: NodeLink(start), visit)
             return
         }
         // Fast path: a plain chain (every node has at most one parent) in a graph
         // without cycles cannot revisit a node, so it needs no visited set.
         if start.parentLinks.isMultiple {
-            walkGeneral(from: NodeLink(start), chainStart: NodeLink(start), visit)
+            walkGeneral(from: NodeLink(start), visit)
             return
         }
         visit(start)
@@ -31,23 +31,19 @@ enum Route {
                 return false
             }
             if branches {
-                walkGeneral(from: link, chainStart: NodeLink(start), visit)
+                walkGeneral(from: link, visit)
                 return
             }
         }
     }
 
     /// Depth-first pre-order with a visited set, for DAGs and cycles. `start` is the
-    /// first node not yet visited; the plain chain from `chainStart` up to it was
-    /// visited by the fast path.
+    /// first node not yet visited. When the fast path hands over mid-chain, the nodes
+    /// it already visited need no marking: without cycles, no ancestor of `start` is
+    /// below it.
     @inline(never)
-    static func walkGeneral(from start: NodeLink, chainStart: NodeLink, _ visit: (DominoNode) -> Void) {
+    static func walkGeneral(from start: NodeLink, _ visit: (DominoNode) -> Void) {
         var visited = Set<NodeLink>()
-        var chain: NodeLink? = chainStart
-        while let link = chain, link != start {
-            visited.insert(link)
-            chain = link.withNode { $0.parentLinks.first }
-        }
         var stack: [NodeLink] = [start]
         while let link = stack.popLast() {
             guard visited.insert(link).inserted else { continue }

@@ -87,10 +87,6 @@ struct Graveyard {
         bodies.append(object)
     }
 
-    mutating func add<S: Sequence>(contentsOf objects: S) where S.Element: AnyObject {
-        for object in objects { bodies.append(object) }
-    }
-
     mutating func bury() {
         bodies.removeAll()
     }

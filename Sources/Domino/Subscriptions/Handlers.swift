@@ -136,10 +136,3 @@ final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @uncheck
         return true
     }
 }
-
-extension SlotKey {
-    func displayName<T>(for type: T.Type) -> String {
-        if let name { return "\"\(name)\"" }
-        return String(describing: type)
-    }
-}

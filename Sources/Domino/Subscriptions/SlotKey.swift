@@ -3,7 +3,7 @@
 /// A struct rather than an enum with a `String` payload: comparing two type keys
 /// then touches one machine word and no reference count, which matters because
 /// every node of every walk compares keys.
-struct SlotKey: Hashable, Sendable {
+struct SlotKey: Equatable, Sendable {
     /// The type's identity; 0 for named events.
     private let typeBits: UInt
     /// The event name, for named events.
@@ -27,9 +27,14 @@ struct SlotKey: Hashable, Sendable {
         return lhs.typeBits != 0 || lhs.eventName == rhs.eventName
     }
 
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(typeBits)
-        hasher.combine(eventName)
+    /// How tracing and descriptions name the key: the quoted event name, or the type.
+    func displayName<T>(for type: T.Type) -> String {
+        displayName(typeName: String(describing: type))
+    }
+
+    func displayName(typeName: @autoclosure () -> String) -> String {
+        if let eventName { return "\"\(eventName)\"" }
+        return typeName()
     }
 }
 

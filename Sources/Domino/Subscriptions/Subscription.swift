@@ -29,7 +29,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role
         self.delivery = delivery
-        if case .postingThread? = delivery { runsOnPostingThread = true } else { runsOnPostingThread = false }
+        runsOnPostingThread = delivery?.isPostingThread ?? false
         inheritsDelivery = delivery == nil
     }
 
@@ -41,8 +41,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// What this handler handles, for descriptions: the type, or the quoted event name.
     var handledName: String {
         let key = graphLock.withShared { home?.withNode { $0.slotKeyLocked(of: self) } }
-        if let name = key?.name { return "\"\(name)\"" }
-        return payloadName
+        return key?.displayName(typeName: payloadName) ?? payloadName
     }
 
     /// True for owner-bound handlers whose owner is gone.
@@ -65,7 +64,12 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     public var isActive: Bool {
         // The owner is checked outside the lock: loading a weak reference may release
         // the last strong one, and the owner's deinit may use Domino.
-        graphLock.withShared { home != nil } && !isOrphaned
+        isAttached && !isOrphaned
+    }
+
+    /// True while the subscription is registered at a node.
+    var isAttached: Bool {
+        graphLock.withShared { home != nil }
     }
 
     /// Removes self from its node. Exclusive lock held.
