@@ -26,9 +26,13 @@ struct RequestTests {
         let node = DominoNode(label: "strict")
         Diagnostics.reportsUnansweredRequests = true
         defer { Diagnostics.reportsUnansweredRequests = false }
-        let diagnostics = Diagnostics.capture { _ = node.request(Ask(question: "q")) }
-        #expect(diagnostics.map(\.code) == [.unansweredRequest])
+        let diagnostics = Diagnostics.capture {
+            _ = node.request(Ask(question: "q"))
+            _ = node.request(ContentEvents.self, method: "fetchChannelID") { $0.fetchChannelID() }
+        }
+        #expect(diagnostics.map(\.code) == [.unansweredRequest, .unansweredRequest])
         #expect(diagnostics.first?.message.contains("strict") == true)
+        #expect(diagnostics.last?.message.contains("ContentEvents.fetchChannelID") == true)
     }
 
     @Test func requestsRunSynchronouslyWhateverTheDeliveryMode() {

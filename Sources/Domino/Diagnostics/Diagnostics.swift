@@ -29,6 +29,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A request reached the end of its route unanswered while
         /// ``Diagnostics/reportsUnansweredRequests`` is on. The request returns nil.
         case unansweredRequest
+        /// A protocol target that is not a class instance was subscribed. It cannot be
+        /// held weakly, so it is kept strongly until its subscription is cancelled.
+        case targetNotAnObject
+        /// A responder chain was longer than ``DominoNode/maximumResponderChainLength``
+        /// responders without reaching a node (a cycle in `nextDominoResponder`?). The
+        /// route stops following it there.
+        case responderChainTooLong
     }
 
     /// What went wrong.

@@ -124,4 +124,7 @@ enum GraphSettings {
     @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .mainThread
     /// Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var strictRequests = false
+    /// Set under the exclusive lock by the first group interceptor ever added; sticky,
+    /// so walks in programs that never use groups skip looking for them.
+    @exclusivity(unchecked) nonisolated(unsafe) static var groupsExist = false
 }

@@ -39,11 +39,28 @@ public struct NamedEvent: Sendable, CustomStringConvertible {
     public let name: EventName
     /// The parameters; interceptors may rewrite them (see ``DominoNode/reform(_:_:)-(EventName,_)``).
     public var parameters: [String: any Sendable]
+    /// Positional arguments, in the order of the handling method's parameters (the
+    /// responder-chain blog's parameter list). A nil argument keeps its place, so the
+    /// arguments after it are not lost as they were with a nil-terminated `va_list`.
+    public var arguments: [(any Sendable)?]
 
     /// Creates a named event.
-    public init(name: EventName, parameters: [String: any Sendable] = [:]) {
+    public init(name: EventName, parameters: [String: any Sendable] = [:], arguments: [(any Sendable)?] = []) {
         self.name = name
         self.parameters = parameters
+        self.arguments = arguments
+    }
+
+    /// The positional argument at `index`, or nil when it is nil, missing (an index
+    /// past the end is not an error: a handler may take fewer or more arguments than
+    /// were posted), or of another type. Optionals are looked through.
+    ///
+    /// ```swift
+    /// let code = event.argument(0, as: String.self)
+    /// ```
+    public func argument<T>(_ index: Int, as type: T.Type = T.self) -> T? {
+        guard arguments.indices.contains(index), let stored = arguments[index] else { return nil }
+        return Self.unwrap(stored) as? T
     }
 
     /// The parameter under `key`, or nil when it is missing, nil, or of another type.
@@ -71,13 +88,19 @@ public struct NamedEvent: Sendable, CustomStringConvertible {
         set { parameters[key] = newValue }
     }
 
-    /// `name[key: value, ...]`, keys sorted, nil values shown as `nil`.
+    /// `name(argument, ...)[key: value, ...]`, keys sorted, nil values shown as `nil`;
+    /// either part is left out when empty.
     public var description: String {
-        let pairs = parameters.keys.sorted().map { key -> String in
-            let value = Self.unwrap(parameters[key]!).map { "\($0)" } ?? "nil"
-            return "\(key): \(value)"
+        func show(_ value: Any?) -> String { value.flatMap { Self.unwrap($0) }.map { "\($0)" } ?? "nil" }
+        var text = name.rawValue
+        if !arguments.isEmpty {
+            text += "(" + arguments.map { show($0) }.joined(separator: ", ") + ")"
         }
-        return "\(name.rawValue)[\(pairs.joined(separator: ", "))]"
+        if !parameters.isEmpty || arguments.isEmpty {
+            let pairs = parameters.keys.sorted().map { "\($0): \(show(parameters[$0]))" }
+            text += "[" + pairs.joined(separator: ", ") + "]"
+        }
+        return text
     }
 
     /// Strips any number of Optional layers from a stored value.

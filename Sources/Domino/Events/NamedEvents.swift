@@ -9,6 +9,44 @@ extension DominoNode {
         deliver(NamedEvent(name: name, parameters: parameters), key: .name(name.rawValue))
     }
 
+    /// Posts a named event with positional arguments, for a handler that takes them
+    /// in order (the responder-chain blog's `routeEventWithName:wrappedValueParams:`).
+    ///
+    /// Nil arguments keep their place; no wrapping is needed:
+    ///
+    /// ```swift
+    /// cell.domino.post("SelectFund", arguments: fund.code, user.phone, user.name)
+    /// // a handler reads event.argument(1, as: String.self), nil when phone was nil
+    /// ```
+    @discardableResult
+    public func post(_ name: EventName, arguments: (any Sendable)?...) -> PostResult {
+        deliver(NamedEvent(name: name, arguments: arguments), key: .name(name.rawValue))
+    }
+
+    /// Routes named events to methods of `owner`: each name in `routes` is
+    /// subscribed on behalf of `owner` (held weakly), and its method receives the
+    /// event (the responder-chain blog's name-to-selector table, checked by the
+    /// compiler).
+    ///
+    /// ```swift
+    /// domino.route([
+    ///     "SelectLimit": FundViewController.didSelectLimit,
+    ///     "SelectMinBuyAmount": FundViewController.didSelectMinBuyAmount,
+    /// ], to: self)
+    /// ```
+    ///
+    /// - Returns: One subscription per name, in the order of the names' raw values.
+    @discardableResult
+    public func route<Owner: AnyObject>(
+        _ routes: [EventName: @Sendable (Owner) -> (NamedEvent) -> Void],
+        to owner: Owner,
+        on mode: DeliveryMode? = nil
+    ) -> [Subscription] {
+        routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
+            subscribe(name, owner: owner, on: mode) { owner, event in method(owner)(event) }
+        }
+    }
+
     /// Posts a prepared named event up the route.
     @discardableResult
     public func post(_ event: NamedEvent) -> PostResult {

@@ -87,8 +87,10 @@ extension DominoNode {
     }
 
     /// Removes every handler for `type` at this node: subscribers, responders,
-    /// reformers and interceptors (Domino's `unsubscribeEvent:`).
+    /// reformers and interceptors (Domino's `unsubscribeEvent:`). For a protocol,
+    /// also its targets and protocol interceptors.
     public func unsubscribe<T>(_ type: T.Type) {
         removeSlot(.of(T.self))
+        removeSlot(.of(ProtocolEvent<T>.self))
     }
 }

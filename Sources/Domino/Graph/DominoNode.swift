@@ -27,6 +27,8 @@ public final class DominoNode: @unchecked Sendable {
     @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
     @exclusivity(unchecked) var tracingFlag = false
     @exclusivity(unchecked) var deliveryOverride: DeliveryMode?
+    /// Set for nodes of a ``DominoResponder``; constant, so readable without the lock.
+    let responderLink: ResponderLink?
 
     /// How many posts and requests may nest on one thread (a handler posting, whose
     /// handler posts, ...). A post beyond it is dropped and reported as
@@ -40,10 +42,28 @@ public final class DominoNode: @unchecked Sendable {
     ///   `"ContentViewController"`.
     public init(label: String? = nil) {
         self.label = label
+        responderLink = nil
+    }
+
+    /// Creates the node of a responder: its routes continue along the responder chain
+    /// (see ``DominoResponder``) before its mounted parents.
+    ///
+    /// ```swift
+    /// lazy var domino = DominoNode(label: "card", responder: self)
+    /// ```
+    ///
+    /// The node holds the responder weakly. A responder has one node: creating a
+    /// second one for the same responder makes the chain lead to the newer one.
+    public init(label: String? = nil, responder: some DominoResponder) {
+        self.label = label
+        let link = ResponderLink(host: responder)
+        responderLink = link
+        graphLock.withExclusive { _ in registerLocked(responder: link) }
     }
 
     deinit {
         graphLock.withExclusive { graveyard in
+            if let responderLink { unregisterLocked(responder: responderLink) }
             unmountFromAllLocked()
             childLinks.forEach { $0.parentLinks.remove(self) }
             childLinks.removeAll()
@@ -138,15 +158,21 @@ public final class DominoNode: @unchecked Sendable {
         graphLock.withShared { parentLinks.retainedNodes() }
     }
 
-    /// The nodes mounted at this node, in mount order.
+    /// The nodes mounted at this node, in mount order, then the nodes whose
+    /// responder chain leads here (as last resolved: see ``refreshResponderChain()``).
     public var children: [DominoNode] {
-        graphLock.withShared { childLinks.retainedNodes() }
+        graphLock.withShared {
+            var links = childLinks.links
+            responderLink?.followers.links.forEach { if !links.contains($0) { links.append($0) } }
+            return links.compactMap { $0.retainIfAlive() }
+        }
     }
 
     /// The nodes a post from here visits, in order: this node, then its ancestors
     /// depth-first, parents in mount order, each once.
     public var route: [DominoNode] {
-        graphLock.withShared {
+        if graphLock.withShared({ ResponderRegistry.exist }) { refreshResponderChain() }
+        return graphLock.withShared {
             var links: [NodeLink] = []
             Route.walk(from: self) { links.append(NodeLink($0)) }
             return links.compactMap { $0.retainIfAlive() }

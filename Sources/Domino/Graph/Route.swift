@@ -1,5 +1,6 @@
 /// The route of a post: the posting node, then its ancestors, depth-first pre-order,
-/// parents in mount order, each node at most once.
+/// the responder-chain successor first and then the parents in mount order, each node
+/// at most once.
 ///
 /// Must be called under `graphLock` (shared or exclusive). Iterative, so a
 /// 100,000-deep chain does not overflow the stack. Nodes are borrowed, never
@@ -17,7 +18,7 @@ enum Route {
         }
         // Fast path: a plain chain (every node has at most one parent) in a graph
         // without cycles cannot revisit a node, so it needs no visited set.
-        if start.parentLinks.isMultiple {
+        if start.parentLinks.isMultiple || start.responderLink != nil {
             walkGeneral(from: NodeLink(start), visit)
             return
         }
@@ -25,7 +26,7 @@ enum Route {
         var next = start.parentLinks.first
         while let link = next {
             let branches = link.withNode { node -> Bool in
-                if node.parentLinks.isMultiple { return true }
+                if node.parentLinks.isMultiple || node.responderLink != nil { return true }
                 visit(node)
                 next = node.parentLinks.first
                 return false
@@ -52,6 +53,10 @@ enum Route {
                 node.parentLinks.forEachLinkReversed { parent in
                     if !visited.contains(parent) { stack.append(parent) }
                 }
+                // Pushed last so that it is visited first: the responder chain leads.
+                if let successor = node.responderLink?.successor, !visited.contains(successor) {
+                    stack.append(successor)
+                }
             }
         }
     }
@@ -65,7 +70,8 @@ enum Route {
     /// parent is a new root).
     static func wouldCloseCycle(mounting child: DominoNode, at parent: DominoNode) -> Bool {
         if child === parent { return true }
-        if child.childLinks.isEmpty || parent.parentLinks.isEmpty { return false }
+        if child.childLinks.isEmpty && (child.responderLink?.followers.isEmpty ?? true) { return false }
+        if parent.parentLinks.isEmpty && parent.responderLink?.successor == nil { return false }
         var up = Search(start: NodeLink(parent), target: NodeLink(child), upward: true)
         var down = Search(start: NodeLink(child), target: NodeLink(parent), upward: false)
         while true {
@@ -100,8 +106,15 @@ enum Route {
             guard let link = stack.popLast() else { return .exhausted }
             if link == target { return .found }
             if visited.insert(link).inserted {
-                let next = link.withNode { upward ? $0.parentLinks.links : $0.childLinks.links }
-                stack.append(contentsOf: next)
+                link.withNode { node in
+                    if upward {
+                        stack.append(contentsOf: node.parentLinks.links)
+                        if let successor = node.responderLink?.successor { stack.append(successor) }
+                    } else {
+                        stack.append(contentsOf: node.childLinks.links)
+                        if let followers = node.responderLink?.followers { stack.append(contentsOf: followers.links) }
+                    }
+                }
             }
             return .searching
         }

@@ -14,6 +14,10 @@ struct SlotKey: Equatable, Sendable {
         SlotKey(typeBits: UInt(bitPattern: ObjectIdentifier(type)), eventName: nil)
     }
 
+    /// The slot of a node's group interceptors (``DominoNode/intercept(every:_:)``).
+    /// No type's identity is 1, so it never equals a type key.
+    static let group = SlotKey(typeBits: 1, eventName: nil)
+
     static func name(_ name: String) -> SlotKey {
         SlotKey(typeBits: 0, eventName: name)
     }
@@ -56,7 +60,10 @@ enum HandlerRole: UInt8, Sendable {
 /// the lock; writers never change a published table but install a changed copy
 /// (see `DominoNode.replaceTable`). So a walk always sees the table as it was when
 /// the walk collected it.
-final class HandlerTable {
+final class HandlerTable: Sendable {
+    /// The table of a stage that has only group interceptors.
+    static let empty = HandlerTable()
+
     // `let`: a published table never changes, and immutable stored properties let
     // the walk borrow the arrays instead of retaining them.
     let subscribers: ContiguousArray<Subscription>

@@ -1,0 +1,189 @@
+/// An object that knows the next object up its chain, as `UIResponder.next` and
+/// `NSResponder.nextResponder` do.
+///
+/// A node created for a responder (``DominoNode/init(label:responder:)``) continues
+/// its routes to the node of the next responder up the chain that has one, without
+/// any mounting (Domino: "there is a default event chain along the responder chain").
+/// Responders without a node are skipped. The responder-chain successor comes first
+/// on the route, then the node's mounted parents; a node reached both ways is
+/// visited once.
+///
+/// ```swift
+/// final class CardView: DominoResponder {
+///     weak var superview: StackView?
+///     var nextDominoResponder: (any DominoResponder)? { superview }
+///     lazy var domino = DominoNode(label: "card", responder: self)
+/// }
+/// ```
+///
+/// UIKit's `UIResponder` and AppKit's `NSResponder` conform already, with a `domino`
+/// node created on first use.
+public protocol DominoResponder: AnyObject {
+    /// The next responder up the chain, or nil at its top.
+    ///
+    /// Domino reads it outside its locks, on the thread that posts, each time a post
+    /// passes a node of this responder; so the route follows the chain as it is now.
+    var nextDominoResponder: (any DominoResponder)? { get }
+
+    /// True when the chain may only be read on the main thread, as UIKit's and
+    /// AppKit's. Posts from other threads then follow the links that Domino found
+    /// the last time it read the chain on the main thread. False by default.
+    static var readsChainOnMainThreadOnly: Bool { get }
+}
+
+extension DominoResponder {
+    /// False: the chain may be read on any thread.
+    public static var readsChainOnMainThreadOnly: Bool { false }
+}
+
+/// A node's place in a responder chain. `host` and the constants are set once, at
+/// the node's creation; `successor` and `followers` are guarded by `graphLock`.
+final class ResponderLink: @unchecked Sendable {
+    weak var host: (any DominoResponder)?
+    let hostID: ObjectIdentifier
+    let readsOnMainThreadOnly: Bool
+    /// The node of the next responder that has one, as last resolved.
+    @exclusivity(unchecked) var successor: NodeLink?
+    /// The nodes whose successor is this node (responder-chain children).
+    @exclusivity(unchecked) var followers = NodeList()
+
+    init(host: any DominoResponder) {
+        self.host = host
+        hostID = ObjectIdentifier(host)
+        readsOnMainThreadOnly = type(of: host).readsChainOnMainThreadOnly
+    }
+}
+
+/// Which node belongs to which responder. Guarded by `graphLock`.
+enum ResponderRegistry {
+    @exclusivity(unchecked) nonisolated(unsafe) static var nodes: [ObjectIdentifier: NodeLink] = [:]
+    /// Set under the exclusive lock when the first responder node is created; sticky,
+    /// so that programs without responders never pay for looking.
+    @exclusivity(unchecked) nonisolated(unsafe) static var exist = false
+}
+
+extension DominoNode {
+    /// How many responders without a node Domino follows from one node before it
+    /// gives up (a cycle of `nextDominoResponder`?) and reports
+    /// ``Diagnostic/Code/responderChainTooLong``.
+    public static let maximumResponderChainLength = 1_000
+
+    /// Registers a new node for `responder`. Exclusive lock held.
+    func registerLocked(responder link: ResponderLink) {
+        ResponderRegistry.nodes[link.hostID] = NodeLink(self)
+        ResponderRegistry.exist = true
+    }
+
+    /// Unlinks this node from the responder chain in its deinit. Exclusive lock held.
+    func unregisterLocked(responder link: ResponderLink) {
+        if ResponderRegistry.nodes[link.hostID]?.refers(to: self) == true {
+            ResponderRegistry.nodes[link.hostID] = nil
+        }
+        link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
+        link.successor = nil
+        link.followers.forEach { $0.responderLink?.successor = nil }
+        link.followers.removeAll()
+    }
+
+    /// The node the responder chain leads to from here, as last resolved.
+    ///
+    /// Resolved again by every post that passes this node, and by
+    /// ``refreshResponderChain()``.
+    public var responderSuccessor: DominoNode? {
+        graphLock.withShared { responderLink?.successor?.retainIfAlive() }
+    }
+
+    /// Reads the responder chain from this node up now, so that inspection
+    /// (``children`` of the nodes above, ``route``) reflects it before anything is
+    /// posted. Posts do this on their own.
+    public func refreshResponderChain() {
+        var refreshed: [ObjectIdentifier] = []
+        while true {
+            let pending = graphLock.withShared { Self.respondersOnRoute(from: self, skipping: refreshed) }
+            if pending.isEmpty || !Self.refresh(pending, into: &refreshed) { return }
+        }
+    }
+
+    /// The responder nodes on the route from `start` not yet refreshed, retained so
+    /// that they can be used outside the lock. Lock held.
+    static func respondersOnRoute(from start: DominoNode, skipping refreshed: [ObjectIdentifier]) -> [DominoNode] {
+        var pending: [DominoNode] = []
+        Route.walk(from: start) { node in
+            if node.responderLink != nil, !refreshed.contains(ObjectIdentifier(node)),
+               let retained = NodeLink(node).retainIfAlive() {
+                pending.append(retained)
+            }
+        }
+        return pending
+    }
+
+    /// Resolves the successor of each node in `pending` (outside the lock: it calls
+    /// `nextDominoResponder`) and installs the ones that changed.
+    ///
+    /// - Returns: True when a link changed, so that routes must be walked again.
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier]) -> Bool {
+        var changed = false
+        let onMainThread = DeliveryMode.mainThread.isCurrent(ThreadState.current)
+        for node in pending {
+            refreshed.append(ObjectIdentifier(node))
+            guard let link = node.responderLink else { continue }
+            if link.readsOnMainThreadOnly && !onMainThread { continue }
+            let successor = resolveSuccessor(of: link, from: node)
+            if node.install(successor: successor, in: link) { changed = true }
+        }
+        return changed
+    }
+
+    /// The node of the first responder above `link`'s host that has one.
+    private static func resolveSuccessor(of link: ResponderLink, from node: DominoNode) -> DominoNode? {
+        guard let host = link.host else { return nil }
+        var candidate = host.nextDominoResponder
+        var steps = 0
+        while let responder = candidate {
+            let registered = graphLock.withShared {
+                ResponderRegistry.nodes[ObjectIdentifier(responder)]?.retainIfAlive()
+            }
+            // The identity check guards against a dead host whose address was reused.
+            if let registered, registered.responderLink?.host === responder {
+                return registered
+            }
+            steps += 1
+            if steps >= maximumResponderChainLength {
+                Diagnostics.report(
+                    .responderChainTooLong,
+                    "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there."
+                )
+                return nil
+            }
+            candidate = responder.nextDominoResponder
+        }
+        return nil
+    }
+
+    /// Makes `successor` this node's responder-chain successor.
+    ///
+    /// - Returns: True when it changed.
+    private func install(successor: DominoNode?, in link: ResponderLink) -> Bool {
+        let unchanged = graphLock.withShared { () -> Bool in
+            guard let current = link.successor else { return successor == nil }
+            return successor.map { current.refers(to: $0) } ?? false
+        }
+        if unchanged { return false }
+        var closedCycle = false
+        graphLock.withExclusive { _ in
+            link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
+            link.successor = nil
+            guard let successor, let successorLink = successor.responderLink, successor !== self else { return }
+            if Route.wouldCloseCycle(mounting: self, at: successor) {
+                closedCycle = true
+                Route.graphMayHaveCycles = true
+            }
+            link.successor = NodeLink(successor)
+            successorLink.followers.append(self)
+        }
+        if closedCycle, let successor {
+            Diagnostics.report(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once.")
+        }
+        return true
+    }
+}

@@ -1,0 +1,225 @@
+import Dispatch
+import Testing
+@testable import Domino
+
+/// Events declared as a protocol, as Domino's SelectorEvents are.
+protocol ContentEvents: AnyObject {
+    func contentDidLoad(itemCount: Int)
+    func fetchChannelID() -> String?
+}
+
+extension ContentEvents {
+    // Defaults make the methods optional, as `@optional` did.
+    func contentDidLoad(itemCount: Int) {}
+    func fetchChannelID() -> String? { nil }
+}
+
+/// A target that logs its calls and answers with a fixed channel, or declines.
+final class ContentTarget: ContentEvents, @unchecked Sendable {
+    let name: String
+    let log: Log<String>
+    let channel: String?
+
+    init(_ name: String, log: Log<String>, channel: String? = nil) {
+        self.name = name
+        self.log = log
+        self.channel = channel
+    }
+
+    func contentDidLoad(itemCount: Int) { log.append("\(name):\(itemCount)") }
+
+    func fetchChannelID() -> String? {
+        log.append("\(name):asked")
+        return channel
+    }
+}
+
+/// A protocol target that is a value, which cannot be held weakly.
+protocol Counting { func count() }
+struct CountingValue: Counting {
+    let counter: Counter
+    func count() { counter.increment() }
+}
+
+@Suite("Protocol events")
+struct ProtocolEventTests {
+    @Test func voidMethodNotifiesEveryTargetOnTheRouteInRouteOrder() {
+        let nodes = makeChain(3)
+        let log = Log<String>()
+        let targets = (0..<3).map { ContentTarget("t\($0)", log: log) }
+        for index in [2, 0, 1] {
+            nodes[index].subscribe(ContentEvents.self, target: targets[index], on: .postingThread)
+        }
+        let result = nodes[0].post(ContentEvents.self) { $0.contentDidLoad(itemCount: 12) }
+        #expect(log.entries == ["t0:12", "t1:12", "t2:12"])
+        #expect(result.deliveries == 3)
+    }
+
+    @Test func valueReturningMethodIsAnsweredByTheFirstTargetWithANonNilAnswerAndGoesNoFurther() {
+        let nodes = makeChain(3)
+        let log = Log<String>()
+        let decliner = ContentTarget("low", log: log, channel: nil)
+        let answerer = ContentTarget("mid", log: log, channel: "channel-7")
+        let top = ContentTarget("top", log: log, channel: "channel-top")
+        nodes[0].subscribe(ContentEvents.self, target: decliner)
+        nodes[1].subscribe(ContentEvents.self, target: answerer)
+        nodes[2].subscribe(ContentEvents.self, target: top)
+        let channel = nodes[0].request(ContentEvents.self) { $0.fetchChannelID() }
+        #expect(channel == "channel-7")
+        #expect(log.entries == ["low:asked", "mid:asked"])
+    }
+
+    @Test func valueReturningMethodWithoutAnAnswerReturnsNil() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        let decliner = ContentTarget("low", log: log)
+        nodes[1].subscribe(ContentEvents.self, target: decliner)
+        #expect(nodes[0].request(ContentEvents.self) { $0.fetchChannelID() } == nil)
+        #expect(log.entries == ["low:asked"])
+    }
+
+    @Test func valueReturningMethodRunsOnTheCallersThreadWhateverTheTargetsMode() {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let target = ContentTarget("t", log: log, channel: "c")
+        node.subscribe(ContentEvents.self, target: target, on: .queue(DispatchQueue(label: "elsewhere")))
+        #expect(node.request(ContentEvents.self) { $0.fetchChannelID() } == "c")
+        #expect(log.entries == ["t:asked"])
+    }
+
+    @Test func targetsAreHeldWeaklyAndDropOutWhenTheyDeallocate() {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        var target: ContentTarget? = ContentTarget("t", log: log)
+        let weakTarget = WeakBox(target)
+        let subscription = node.subscribe(ContentEvents.self, target: target!, on: .postingThread)
+        node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
+        target = nil
+        #expect(weakTarget.value == nil)
+        #expect(!subscription.isActive)
+        let result = node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 2) }
+        #expect(log.entries == ["t:1"])
+        #expect(result.deliveries == 0)
+        #expect(node.subscriptionCount == 0)
+    }
+
+    @Test func targetIsRetainedForTheDurationOfItsCall() {
+        let node = DominoNode(label: "n")
+        final class SelfDropping: ContentEvents, @unchecked Sendable {
+            var keeper: StrongBox<SelfDropping>?
+            let alive = Log<Bool>()
+            func contentDidLoad(itemCount: Int) {
+                let weakSelf = WeakBox(self)
+                keeper?.value = nil          // the last outside reference goes away
+                alive.append(weakSelf.value != nil)
+            }
+        }
+        var target: SelfDropping? = SelfDropping()
+        let box = StrongBox(target)
+        target!.keeper = box
+        let log = target!.alive
+        let weakTarget = WeakBox(target)
+        node.subscribe(ContentEvents.self, target: target!, on: .postingThread)
+        target = nil
+        node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
+        #expect(log.entries == [true])
+        #expect(weakTarget.value == nil)
+    }
+
+    @Test func protocolInterceptorStopsEveryMethodOfTheProtocol() {
+        let nodes = makeChain(3)
+        let log = Log<String>()
+        let top = ContentTarget("top", log: log, channel: "c")
+        let middle = ContentTarget("mid", log: log, channel: nil)
+        nodes[1].subscribe(ContentEvents.self, target: middle, on: .postingThread)
+        nodes[2].subscribe(ContentEvents.self, target: top, on: .postingThread)
+        nodes[1].intercept(protocol: ContentEvents.self) { _ in .stop }
+        let result = nodes[0].post(ContentEvents.self) { $0.contentDidLoad(itemCount: 3) }
+        let answer = nodes[0].request(ContentEvents.self) { $0.fetchChannelID() }
+        #expect(result.stopReason == .interceptor)
+        #expect(result.stoppedAt == "n1")
+        #expect(answer == nil)
+        #expect(log.entries == ["mid:3", "mid:asked"])
+    }
+
+    @Test func protocolInterceptorSeesTheMethodNameTheSenderGave() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        let top = ContentTarget("top", log: log)
+        nodes[1].subscribe(ContentEvents.self, target: top, on: .postingThread)
+        let seen = Log<String>()
+        nodes[0].intercept(protocol: ContentEvents.self) { call in
+            seen.append(call.description)
+            return call.method == "contentDidLoad" ? .stop : .proceed
+        }
+        nodes[0].post(ContentEvents.self, method: "contentDidLoad") { $0.contentDidLoad(itemCount: 1) }
+        nodes[0].post(ContentEvents.self) { $0.contentDidLoad(itemCount: 2) }
+        #expect(log.entries == ["top:2"])
+        #expect(seen.entries == ["ContentEvents.contentDidLoad", "ContentEvents"])
+    }
+
+    @Test func voidMethodFollowsTheTargetsDeliveryMode() async {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let target = ContentTarget("t", log: log)
+        let queue = DispatchQueue(label: "targets")
+        let onQueue = Log<Bool>()
+        queue.setSpecific(key: queueKey, value: 1)
+        node.subscribe(ContentEvents.self, target: target, on: .queue(queue))
+        node.post(ContentEvents.self) { target in
+            onQueue.append(DispatchQueue.getSpecific(key: queueKey) == 1)
+            target.contentDidLoad(itemCount: 5)
+        }
+        #expect(await eventually { log.count == 1 })
+        #expect(onQueue.entries == [true])
+    }
+
+    @Test func valueTargetIsKeptStronglyAndReported() {
+        let node = DominoNode(label: "n")
+        let counter = Counter()
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Counting.self, target: CountingValue(counter: counter), on: .postingThread)
+        }
+        node.post(Counting.self) { $0.count() }
+        #expect(diagnostics.map(\.code) == [.targetNotAnObject])
+        #expect(counter.value == 1)
+    }
+
+    @Test func unsubscribingTheProtocolRemovesItsTargetsAndInterceptors() {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let target = ContentTarget("t", log: log)
+        node.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        node.intercept(protocol: ContentEvents.self) { _ in .stop }
+        node.unsubscribe(ContentEvents.self)
+        node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
+        #expect(log.entries.isEmpty)
+        #expect(node.subscriptionCount == 0)
+    }
+
+    @Test func cancellingATargetsSubscriptionStopsItsCalls() {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let target = ContentTarget("t", log: log, channel: "c")
+        let subscription = node.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        subscription.cancel()
+        node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
+        #expect(node.request(ContentEvents.self) { $0.fetchChannelID() } == nil)
+        #expect(log.entries.isEmpty)
+    }
+
+    @Test func tracesNameTheProtocolAndMethod() {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let target = ContentTarget("t", log: log)
+        node.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        node.isTracing = true
+        let records = Tracing.capture {
+            node.post(ContentEvents.self, method: "contentDidLoad") { $0.contentDidLoad(itemCount: 1) }
+        }
+        #expect(records.map(\.event) == ["ContentEvents.contentDidLoad", "ContentEvents.contentDidLoad"])
+        #expect(records.map(\.kind) == [.posted, .delivered])
+    }
+}
+
+private let queueKey = DispatchSpecificKey<Int>()
