@@ -125,3 +125,21 @@ final class Ticketer: @unchecked Sendable {
         }
     }
 }
+
+/// The code block of the README that follows `<!-- snippet: name -->`.
+func readmeSnippet(_ name: String) throws -> String? {
+    let path = #filePath.replacingOccurrences(of: "Tests/DominoTests/Support.swift", with: "README.md")
+    let readme = try String(contentsOfFile: path, encoding: .utf8)
+    return between(readme, "<!-- snippet: \(name) -->\n```swift", "```")
+}
+
+/// The code of a test file between `// README-SNIPPET-BEGIN name` and `// README-SNIPPET-END name`.
+func sourceSnippet(_ name: String, in file: String) throws -> String? {
+    let source = try String(contentsOfFile: file, encoding: .utf8)
+    return between(source, "// README-SNIPPET-BEGIN \(name)", "// README-SNIPPET-END \(name)")
+}
+
+private func between(_ text: String, _ begin: String, _ end: String) -> String? {
+    guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else { return nil }
+    return String(text[start.upperBound..<stop.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
+}

@@ -1,0 +1,187 @@
+import Testing
+@testable import Domino
+
+/// window > root (controller) > root.view > panel > content (controller) > content.view > card > button
+private struct Screen {
+    let application = SimApplication("app")
+    let window = SimWindow("window")
+    let root = SimViewController("root")
+    let panel = SimView("panel")
+    let content = SimViewController("content")
+    let card = SimView("card")
+    let button = SimView("button")
+
+    init() {
+        window.application = application
+        window.rootViewController = root
+        root.view.addSubview(panel)
+        root.addChild(content, into: panel)
+        content.view.addSubview(card)
+        card.addSubview(button)
+    }
+}
+
+@Suite("Responder chain")
+struct ResponderChainTests {
+    @Test func eventFromADeepViewReachesItsControllersWithoutMounting() {
+        let screen = Screen()
+        let log = Log<String>()
+        record(Ping.self, at: screen.content.domino, into: log)
+        record(Ping.self, at: screen.root.domino, into: log)
+        record(Ping.self, at: screen.window.domino, into: log)
+        let result = screen.button.domino.post(Ping(value: 1))
+        #expect(log.entries == ["content", "root", "window"])
+        // Responders without a node (card, panel, the controllers' views) are skipped.
+        #expect(result.nodesVisited == 4)
+    }
+
+    @Test func routeListsTheResponderNodesInChainOrder() {
+        let screen = Screen()
+        _ = screen.card.domino
+        _ = screen.root.domino
+        _ = screen.application.domino
+        #expect(screen.button.domino.route.map(\.description) == ["button", "card", "root", "app"])
+    }
+
+    @Test func responderSuccessorComesBeforeMountedParents() {
+        let screen = Screen()
+        let manager = DominoNode(label: "manager")
+        let log = Log<String>()
+        let analytics = DominoNode(label: "analytics")
+        screen.card.domino.mount(at: analytics)
+        record(Ping.self, at: analytics, into: log)
+        record(Ping.self, at: screen.content.domino, into: log)
+        record(Ping.self, at: screen.root.domino, into: log)
+        manager.mount(at: screen.card.domino)
+        manager.post(Ping(value: 1))
+        // manager > card, then card's responder chain (content, root) before its mount.
+        #expect(log.entries == ["content", "root", "analytics"])
+        #expect(manager.route.map(\.description) == ["manager", "card", "content", "root", "analytics"])
+    }
+
+    @Test func nodeReachedBothByTheChainAndByAMountIsDeliveredOnce() {
+        let screen = Screen()
+        let log = Log<String>()
+        screen.button.domino.mount(at: screen.content.domino)
+        screen.button.domino.mount(at: screen.root.domino)
+        record(Ping.self, at: screen.content.domino, into: log)
+        record(Ping.self, at: screen.root.domino, into: log)
+        let result = screen.button.domino.post(Ping(value: 1))
+        #expect(log.entries == ["content", "root"])
+        #expect(result.deliveries == 2)
+    }
+
+    @Test func routeFollowsTheChainAsItIsWhenPosting() {
+        let screen = Screen()
+        let other = SimViewController("other")
+        screen.root.addChild(other, into: screen.root.view)
+        let log = Log<String>()
+        record(Ping.self, at: screen.content.domino, into: log)
+        record(Ping.self, at: other.domino, into: log)
+        screen.button.domino.post(Ping(value: 1))
+        other.view.addSubview(screen.button)     // the button moves to another screen
+        screen.button.domino.post(Ping(value: 2))
+        #expect(log.entries == ["content", "other"])
+        #expect(screen.button.domino.responderSuccessor === other.domino)
+    }
+
+    @Test func managerMountedAtAControllerContinuesUpThatControllersChain() {
+        // Domino's README scene: a manager outside the responder chain is mounted at
+        // the content controller and its events reach the root controller.
+        let screen = Screen()
+        let manager = DominoNode(label: "DDDManager")
+        manager.mount(at: screen.content.domino)
+        let log = Log<String>()
+        record(Ping.self, at: screen.root.domino, into: log)
+        manager.post(Ping(value: 1))
+        #expect(log.entries == ["root"])
+    }
+
+    @Test func requestsAndProtocolEventsFollowTheChain() {
+        let screen = Screen()
+        let log = Log<String>()
+        let target = ContentTarget("root", log: log, channel: "channel-9")
+        screen.root.domino.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        screen.window.domino.respond(to: Ask.self) { "window:\($0.question)" }
+        screen.button.domino.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 4) }
+        #expect(screen.button.domino.request(ContentEvents.self) { $0.fetchChannelID() } == "channel-9")
+        #expect(screen.button.domino.request(Ask(question: "size")) == "window:size")
+        #expect(log.entries == ["root:4", "root:asked"])
+    }
+
+    @Test func nodesOfTheChainAreChildrenOfTheNodeTheyLeadTo() {
+        let screen = Screen()
+        let mounted = DominoNode(label: "mounted")
+        mounted.mount(at: screen.content.domino)
+        screen.button.domino.refreshResponderChain()
+        #expect(screen.content.domino.children.map(\.description) == ["mounted", "button"])
+        #expect(screen.button.domino.parents.isEmpty)
+        #expect(screen.button.domino.responderSuccessor === screen.content.domino)
+    }
+
+    @Test func responderNodesDoNotKeepTheirHostsAlive() {
+        var screen: Screen? = Screen()
+        let log = Log<String>()
+        record(Ping.self, at: screen!.root.domino, into: log)
+        screen!.button.domino.post(Ping(value: 1))
+        let weakButton = WeakBox(screen!.button)
+        let weakRoot = WeakBox(screen!.root)
+        let weakWindow = WeakBox(screen!.window)
+        screen = nil
+        #expect(weakButton.value == nil)
+        #expect(weakRoot.value == nil)
+        #expect(weakWindow.value == nil)
+        #expect(log.entries == ["root"])
+    }
+
+    @Test func deallocatedSuccessorDropsOutOfTheRoute() {
+        let screen = Screen()
+        var other: SimViewController? = SimViewController("other")
+        other!.view.addSubview(screen.button)
+        let log = Log<String>()
+        record(Ping.self, at: other!.domino, into: log)
+        screen.button.domino.post(Ping(value: 1))
+        other = nil                              // the button's only superview chain is gone
+        let result = screen.button.domino.post(Ping(value: 2))
+        #expect(log.entries == ["other"])
+        #expect(result.nodesVisited == 1)
+        #expect(screen.button.domino.responderSuccessor == nil)
+    }
+
+    @Test func cycleInTheResponderChainIsReportedAndCutOff() {
+        final class Loop: DominoResponder, @unchecked Sendable {
+            weak var next: Loop?
+            var nextDominoResponder: (any DominoResponder)? { next }
+        }
+        let first = Loop(), second = Loop()
+        first.next = second
+        second.next = first
+        final class Entry: DominoResponder, @unchecked Sendable {
+            let into: Loop
+            init(_ into: Loop) { self.into = into }
+            var nextDominoResponder: (any DominoResponder)? { into }
+        }
+        let entry = Entry(first)
+        let node = DominoNode(label: "entry", responder: entry)
+        let diagnostics = Diagnostics.capture {
+            let result = node.post(Ping(value: 1))
+            #expect(result.nodesVisited == 1)
+        }
+        #expect(diagnostics.map(\.code) == [.responderChainTooLong])
+    }
+
+    @Test func chainLeadingBackBelowANodeIsVisitedOnce() {
+        let screen = Screen()
+        // The root controller's node is mounted below the button: a cycle through the chain.
+        let log = Log<String>()
+        for node in [screen.button.domino, screen.content.domino, screen.root.domino] {
+            record(Ping.self, at: node, into: log)
+        }
+        let diagnostics = Diagnostics.capture {
+            screen.root.domino.mount(at: screen.button.domino)
+            screen.button.domino.post(Ping(value: 1))
+        }
+        #expect(log.entries == ["button", "content", "root"])
+        #expect(diagnostics.map(\.code).contains(.mountCycle))
+    }
+}
