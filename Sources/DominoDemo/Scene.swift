@@ -1,7 +1,8 @@
 import Domino
 
-// The scene of Domino's README, headless: three nested view controllers and a
-// manager that is not on their chain, mounted explicitly at the content controller.
+// The scene of Domino's README, headless: three nested view controllers on one
+// responder chain (no mounting needed), a cell view deep inside the content, and a
+// manager that is not on the chain, mounted explicitly at the content controller.
 
 /// A typed event: the content controller finished loading.
 struct ContentDidLoad: Event {
@@ -18,17 +19,33 @@ struct FetchChannelID: Request {
     typealias Response = String
 }
 
+/// Domino's SelectorEvents from its README, as a protocol; the defaults make every
+/// method optional for targets.
+protocol ContentViewControllerEvents: AnyObject {
+    func contentDidLoad(arg1: String, arg2: Int)
+    func contentDidLoad(arg: Int)
+    func fetchChannelId() -> String?
+}
+
+extension ContentViewControllerEvents {
+    func contentDidLoad(arg1: String, arg2: Int) {}
+    func contentDidLoad(arg: Int) {}
+    func fetchChannelId() -> String? { nil }
+}
+
 extension EventName {
     /// Domino's SimpleEvent from the README.
     static let statistics: EventName = "ContentViewControllerStatisticsEvent"
+    /// The responder-chain blog's event: a cell routes it to its controller by name.
+    static let selectFund: EventName = "EventSelectFundWithCode"
 }
 
-final class RootViewController {
-    let domino = DominoNode(label: "RootViewController")
+final class RootViewController: ViewController, ContentViewControllerEvents {
     let channelID = "channel-42"
     private(set) var log: [String] = []
 
     init() {
+        super.init("RootViewController")
         domino.respond(to: FetchChannelID.self, owner: self) { root, _ in root.channelID }
         domino.subscribe(ContentDidLoad.self, owner: self) { root, event in
             root.log.append("root saw \(event.itemCount) items")
@@ -39,15 +56,18 @@ final class RootViewController {
         domino.subscribe(.statistics, owner: self) { root, event in
             root.log.append("statistics: \(event)")
         }
+        // A protocol target, held weakly: answers the value-returning selector event.
+        domino.subscribe(ContentViewControllerEvents.self, target: self)
     }
+
+    func fetchChannelId() -> String? { channelID }
 }
 
-final class ContainerViewController {
-    let domino = DominoNode(label: "ContainerViewController")
+final class ContainerViewController: ViewController, ContentViewControllerEvents {
     private(set) var log: [String] = []
 
-    init(root: RootViewController) {
-        domino.mount(at: root.domino)
+    init() {
+        super.init("ContainerViewController")
         domino.subscribe(ContentDidLoad.self, owner: self) { container, event in
             container.log.append("container laid out \(event.itemCount) items")
         }
@@ -61,26 +81,50 @@ final class ContainerViewController {
         }
         // Domino's interceptor: scrolling is the container's business only.
         domino.intercept(ContentDidScroll.self) { _ in .stop }
+        // `subscribeSelectorEvent:target:`: the container implements the protocol.
+        domino.subscribe(ContentViewControllerEvents.self, target: self)
+    }
+
+    func contentDidLoad(arg: Int) {
+        log.append("container - contentDidLoad \(arg)")
     }
 }
 
-final class ContentViewController {
-    let domino = DominoNode(label: "ContentViewController")
+final class ContentViewController: ViewController {
+    let cell = FundCell("FundCell")
+    private(set) var log: [String] = []
 
-    init(container: ContainerViewController) {
-        domino.mount(at: container.domino)
+    init() {
+        super.init("ContentViewController")
+        view.addSubview(cell)
+        // The blog's name-to-method table.
+        domino.route([.selectFund: ContentViewController.didSelectFund], to: self)
     }
 
     func viewDidLoad() {
         domino.post(ContentDidLoad(itemCount: 12))
+        domino.post(ContentViewControllerEvents.self, method: "contentDidLoad(arg:)") { $0.contentDidLoad(arg: 12) }
     }
 
     func scroll(to offset: Double) {
         domino.post(ContentDidScroll(offset: offset))
     }
+
+    func didSelectFund(_ event: NamedEvent) {
+        let code = event.argument(0, as: String.self) ?? "?"
+        let phone = event.argument(1, as: String.self) ?? "no phone"
+        log.append("content selected fund \(code) (\(phone))")
+    }
 }
 
-/// Not a view controller, so not on the controllers' chain: mounted explicitly,
+/// A view deep in the content: no delegate, it routes its taps up the chain.
+final class FundCell: View {
+    func tap(code: String, phone: String?) {
+        domino.post(.selectFund, arguments: code, phone)
+    }
+}
+
+/// Not a view or controller, so not on the responder chain: mounted explicitly,
 /// as `[dddManager.domino mountAtDomino:contentVC.domino]`.
 final class DDDManager {
     let domino = DominoNode(label: "DDDManager")
@@ -96,5 +140,9 @@ final class DDDManager {
 
     func channel() -> String? {
         domino.request(FetchChannelID())
+    }
+
+    func channelFromProtocol() -> String? {
+        domino.request(ContentViewControllerEvents.self, method: "fetchChannelId") { $0.fetchChannelId() }
     }
 }

@@ -4,10 +4,20 @@ import Domino
 // domino-demo: Domino's README scene, played headless, with the trace of every
 // event and a drawing of the node tree with the event's route marked.
 
+// The controllers sit on one responder chain: window > root > container > content.
+let window = Window("Window")
 let root = RootViewController()
-let container = ContainerViewController(root: root)
-let content = ContentViewController(container: container)
+let container = ContainerViewController()
+let content = ContentViewController()
+window.addSubview(root.view)
+root.addChild(container)
+container.addChild(content)
+// The manager is not on the chain: it is mounted.
 let manager = DDDManager(content: content)
+// Read the chains once so the first drawing shows them (posts do this on their own).
+for node in [content.cell.domino, content.domino, container.domino, root.domino, window.domino] {
+    node.refreshResponderChain()
+}
 
 Tracing.isEnabledForAllNodes = true
 var failures: [String] = []
@@ -18,11 +28,15 @@ var failures: [String] = []
     let records = Tracing.capture(step)
     for record in records { print(record) }
     print()
-    print(drawTree(from: root.domino, route: origin.route, marks: records))
+    print(drawTree(from: window.domino, route: origin.route, marks: records))
     print()
 }
 
-play("ContentViewController posts ContentDidLoad (typed event, notifies everyone up the chain)", from: content.domino) {
+print("== The node tree: the controllers follow the responder chain, DDDManager is mounted")
+print(drawTree(from: window.domino, route: [], marks: []))
+print()
+
+play("ContentViewController posts ContentDidLoad (a typed event) and contentDidLoad(arg:) (a protocol event), up the responder chain", from: content.domino) {
     content.viewDidLoad()
 }
 play("DDDManager posts the statistics named event; the container reforms its parameters", from: manager.domino) {
@@ -32,6 +46,13 @@ var channel: String?
 play("DDDManager requests FetchChannelID (chain of responsibility: the first answer wins)", from: manager.domino) {
     channel = manager.channel()
 }
+var protocolChannel: String?
+play("DDDManager asks fetchChannelId() (a value-returning protocol event: the first target that answers)", from: manager.domino) {
+    protocolChannel = manager.channelFromProtocol()
+}
+play("FundCell, a view inside the content, routes EventSelectFundWithCode by name (the responder-chain blog)", from: content.cell.domino) {
+    content.cell.tap(code: "F001", phone: nil)
+}
 play("ContentViewController posts ContentDidScroll; the container's interceptor stops it", from: content.domino) {
     content.scroll(to: 120)
 }
@@ -39,13 +60,17 @@ play("ContentViewController posts ContentDidScroll; the container's interceptor 
 print("== What the controllers saw")
 for line in container.log { print("  " + line) }
 for line in root.log { print("  " + line) }
-print("  channel: \(channel ?? "nil")")
+for line in content.log { print("  " + line) }
+print("  channel: \(channel ?? "nil"), from the protocol event: \(protocolChannel ?? "nil")")
 
 // The demo checks its own story, so a regression makes it exit non-zero.
 if channel != "channel-42" { failures.append("the channel request was not answered by the root") }
 if !root.log.contains("root saw 12 items") { failures.append("the root did not see ContentDidLoad") }
 if root.log.contains(where: { $0.contains("scroll") }) { failures.append("the interceptor did not stop ContentDidScroll") }
 if !root.log.contains(where: { $0.contains("hook!!!") }) { failures.append("the statistics parameters were not reformed") }
+if protocolChannel != "channel-42" { failures.append("the protocol request was not answered by the root") }
+if !container.log.contains("container - contentDidLoad 12") { failures.append("the container did not get the protocol event") }
+if !content.log.contains("content selected fund F001 (no phone)") { failures.append("the cell's named event did not reach the content controller") }
 
 if failures.isEmpty {
     print("\ndemo finished: every event took the route the scene expects")
