@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Domino
 
@@ -183,5 +184,56 @@ struct ResponderChainTests {
         }
         #expect(log.entries == ["button", "content", "root"])
         #expect(diagnostics.map(\.code).contains(.mountCycle))
+    }
+}
+
+/// A responder whose next responder another thread may swap at any time.
+private final class SwappableResponder: DominoResponder, @unchecked Sendable {
+    private let lock = NSLock()
+    private var next: (any DominoResponder)?
+
+    var nextDominoResponder: (any DominoResponder)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return next
+    }
+
+    func setNext(_ responder: (any DominoResponder)?) {
+        lock.lock()
+        next = responder
+        lock.unlock()
+    }
+}
+
+private final class PlainResponder: DominoResponder, @unchecked Sendable {
+    var nextDominoResponder: (any DominoResponder)? { nil }
+}
+
+@Suite("Responder chain under concurrency")
+struct ResponderChainConcurrencyTests {
+    @Test func chainSwappedWhileThreadsPostDeliversEachPostExactlyOnce() {
+        let first = PlainResponder(), second = PlainResponder()
+        let firstNode = DominoNode(label: "first", responder: first)
+        let secondNode = DominoNode(label: "second", responder: second)
+        let view = SwappableResponder()
+        view.setNext(first)
+        let viewNode = DominoNode(label: "view", responder: view)
+        let deliveries = Counter()
+        let wrong = Counter()
+        firstNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
+        secondNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
+        let posts = 3 * 3_000
+        runConcurrently(4) { worker in
+            if worker == 0 {
+                for round in 0..<3_000 { view.setNext(round % 2 == 0 ? second : first) }
+            } else {
+                for value in 0..<3_000 {
+                    if viewNode.post(Ping(value: value)).deliveries != 1 { wrong.increment() }
+                }
+            }
+        }
+        #expect(deliveries.value == posts)
+        #expect(wrong.value == 0)
+        withExtendedLifetime((first, second, firstNode, secondNode)) {}
     }
 }
