@@ -191,7 +191,7 @@ extension DominoNode {
                     return answer
                 }
             }
-            if Self.intercepts(event, at: stage) {
+            if Self.intercepts(event, at: index, of: plan) {
                 if stage.traced || plan.originTraced {
                     Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: event.description, node: stage.nodeName))
                 }
