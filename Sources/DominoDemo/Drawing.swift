@@ -9,6 +9,8 @@ func drawTree(from root: DominoNode, route: [DominoNode], marks records: [TraceR
         let mark: String
         switch record.kind {
         case .posted: mark = "◆ posted here"
+        case .broadcast: mark = "◆ broadcast from here"
+        case .raised: mark = "◆ raised here"
         case .requested: mark = "◆ requested here"
         case .delivered: mark = "● delivered"
         case .scheduled: mark = "○ scheduled"

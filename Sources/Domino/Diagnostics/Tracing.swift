@@ -4,6 +4,10 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The event was posted at `node`.
         case posted
+        /// The event was broadcast from `node` down its subtree.
+        case broadcast
+        /// The event was raised at `node` (up to the roots, then down every tree).
+        case raised
         /// A subscriber at `node` received the event on the posting thread.
         case delivered
         /// A subscriber at `node` was handed the event on another thread or queue.
@@ -40,6 +44,8 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .posted: return "[Domino] post \(event) at \(node)"
+        case .broadcast: return "[Domino] broadcast \(event) from \(node)"
+        case .raised: return "[Domino] raise \(event) at \(node)"
         case .delivered: return "[Domino]   -> \(event) delivered at \(node)"
         case .scheduled: return "[Domino]   -> \(event) scheduled at \(node)"
         case .reformed(let from, let to): return "[Domino]   ~ \(event) reformed at \(node): \(from) => \(to)"
@@ -127,4 +133,7 @@ enum GraphSettings {
     /// Set under the exclusive lock by the first group interceptor ever added; sticky,
     /// so walks in programs that never use groups skip looking for them.
     @exclusivity(unchecked) nonisolated(unsafe) static var groupsExist = false
+    /// Set under the exclusive lock by the first capture-phase subscription; sticky,
+    /// like `groupsExist`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var capturesExist = false
 }

@@ -63,20 +63,22 @@ extension DominoNode {
     @discardableResult
     public func subscribe(
         _ name: EventName,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (NamedEvent) -> Void
     ) -> Subscription {
-        add(ClosureReceiver<NamedEvent>(delivery: mode, body: handler), for: .name(name.rawValue))
+        add(ClosureReceiver<NamedEvent>(delivery: mode, body: handler), for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes a handler to the named event `name` that can stop it.
     @discardableResult
     public func subscribe(
         _ name: EventName,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (NamedEvent, inout Propagation) -> Void
     ) -> Subscription {
-        add(ControllingReceiver<NamedEvent>(delivery: mode, body: handler), for: .name(name.rawValue))
+        add(ControllingReceiver<NamedEvent>(delivery: mode, body: handler), for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes to the named event `name` on behalf of `owner`, held weakly and
@@ -85,17 +87,18 @@ extension DominoNode {
     public func subscribe<Owner: AnyObject>(
         _ name: EventName,
         owner: Owner,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (Owner, NamedEvent) -> Void
     ) -> Subscription {
         add(OwnedReceiver<NamedEvent, Owner>(delivery: mode, owner: owner) { owner, event, _ in
             handler(owner, event)
-        }, for: .name(name.rawValue))
+        }, for: SlotKey.name(name.rawValue).in(phase))
     }
 
-    /// Removes every handler for the named event `name` at this node
+    /// Removes every handler for the named event `name` at this node, in every phase
     /// (Domino's `unsubscribeEvent:`).
     public func unsubscribe(_ name: EventName) {
-        removeSlot(.name(name.rawValue))
+        for phase in Phase.allCases { removeSlot(SlotKey.name(name.rawValue).in(phase)) }
     }
 }

@@ -26,16 +26,19 @@ extension DominoNode {
     ///
     /// - Parameters:
     ///   - type: The event type.
+    ///   - phase: When the handler hears the event (see ``Phase``); by default on the
+    ///     way up a post's route and down a broadcast.
     ///   - mode: Where the handler runs; nil uses the node's, else the global, default.
     ///   - handler: Called with each event.
     /// - Returns: A handle that can cancel; the subscription lives on without it.
     @discardableResult
     public func subscribe<E: Event>(
         _ type: E.Type,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (E) -> Void
     ) -> Subscription {
-        add(ClosureReceiver<E>(delivery: mode, body: handler), for: .of(E.self))
+        add(ClosureReceiver<E>(delivery: mode, body: handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes a handler that can stop the event (see ``Propagation``).
@@ -48,10 +51,11 @@ extension DominoNode {
     @discardableResult
     public func subscribe<E: Event>(
         _ type: E.Type,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (E, inout Propagation) -> Void
     ) -> Subscription {
-        add(ControllingReceiver<E>(delivery: mode, body: handler), for: .of(E.self))
+        add(ControllingReceiver<E>(delivery: mode, body: handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes on behalf of `owner`, which is held weakly and passed to the handler,
@@ -67,12 +71,13 @@ extension DominoNode {
     public func subscribe<E: Event, Owner: AnyObject>(
         _ type: E.Type,
         owner: Owner,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (Owner, E) -> Void
     ) -> Subscription {
         add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner) { owner, event, _ in
             handler(owner, event)
-        }, for: .of(E.self))
+        }, for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes on behalf of `owner` with a handler that can stop the event.
@@ -80,17 +85,18 @@ extension DominoNode {
     public func subscribe<E: Event, Owner: AnyObject>(
         _ type: E.Type,
         owner: Owner,
+        phase: Phase = .bubble,
         on mode: DeliveryMode? = nil,
         _ handler: @escaping @Sendable (Owner, E, inout Propagation) -> Void
     ) -> Subscription {
-        add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner, body: handler), for: .of(E.self))
+        add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner, body: handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Removes every handler for `type` at this node: subscribers, responders,
-    /// reformers and interceptors (Domino's `unsubscribeEvent:`). For a protocol,
-    /// also its targets and protocol interceptors.
+    /// reformers and interceptors, in every phase (Domino's `unsubscribeEvent:`). For
+    /// a protocol, also its targets and protocol interceptors.
     public func unsubscribe<T>(_ type: T.Type) {
-        removeSlot(.of(T.self))
+        for phase in Phase.allCases { removeSlot(SlotKey.of(T.self).in(phase)) }
         removeSlot(.of(ProtocolEvent<T>.self))
     }
 }

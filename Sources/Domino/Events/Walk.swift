@@ -44,6 +44,10 @@ struct Plan {
     /// The group interceptors of each stage, filled in parallel with `stages` only
     /// once group interceptors exist (kept out of `Stage`, whose every copy counts).
     var groups: ContiguousArray<HandlerTable?> = []
+    /// The capture-phase stages of a post, in route order (run in reverse).
+    var captures: ContiguousArray<Stage> = []
+    /// For walks down (broadcast, raise): each stage's depth below the start.
+    var depths: ContiguousArray<Int> = []
     var nodesVisited = 0
     var originTraced = false
     var strictRequests = false
@@ -87,11 +91,11 @@ extension DominoNode {
         let traceAll = GraphSettings.traceAll
         plan.originTraced = traceAll || tracingFlag
         plan.strictRequests = GraphSettings.strictRequests
-        let groupsExist = GraphSettings.groupsExist
+        let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
         Route.walk(from: self) { node in
             plan.nodesVisited += 1
-            if groupsExist {
-                Self.collectWithGroups(key, at: node, into: &plan, traceAll: traceAll)
+            if slowPath {
+                Self.collectSlowly(key, at: node, into: &plan, traceAll: traceAll)
                 return
             }
             // An index loop: `first(where:)` copies every slot it looks at (measured:
@@ -116,17 +120,22 @@ extension DominoNode {
         )
     }
 
-    /// The slower look-up once group interceptors exist: a node with group
-    /// interceptors is a stage even without handlers for `key`.
+    /// The slower look-up once group interceptors or capture handlers exist: a node
+    /// with group interceptors is a stage even without handlers for `key`, and the
+    /// capture handlers of `key` are collected too (for posts).
     @inline(never)
-    static func collectWithGroups(_ key: SlotKey, at node: DominoNode, into plan: inout Plan, traceAll: Bool) {
+    static func collectSlowly(_ key: SlotKey, at node: DominoNode, into plan: inout Plan, traceAll: Bool) {
         var table: HandlerTable?
         var groups: HandlerTable?
+        var capture: HandlerTable?
+        let captureKey = key.phase == .bubble ? key.in(.capture) : nil
         for index in node.slots.indices {
             let slotKey = node.slots[index].key
             if slotKey == key { table = node.slots[index].table }
             if slotKey == .group { groups = node.slots[index].table }
+            if let captureKey, slotKey == captureKey { capture = node.slots[index].table }
         }
+        if let capture { plan.captures.append(stage(capture, at: node, traceAll: traceAll)) }
         if table == nil && groups == nil { return }
         plan.stages.append(stage(table ?? HandlerTable.empty, at: node, traceAll: traceAll))
         plan.groups.append(groups)
@@ -185,7 +194,20 @@ extension DominoNode {
         var stoppedAt: String?
         var orphans: [Subscription] = []
 
-        stages: for index in 0..<plan.stages.count {
+        // The capture phase: outermost first, down to the posting node.
+        for stage in plan.captures.reversed() {
+            let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            if let stop = propagation.requestedStop {
+                stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
+                stoppedAt = stage.nodeName
+                if stage.traced || plan.originTraced {
+                    Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
+                }
+                break
+            }
+        }
+
+        stages: for index in 0..<plan.stages.count where stopReason == nil {
             let stage = plan.stages[index]
             let table = stage.table
 
@@ -193,30 +215,7 @@ extension DominoNode {
                 Self.reform(&value, at: stage, eventName: eventName)
             }
 
-            var propagation = Propagation()
-            for handler in table.subscribers {
-                let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
-                let runsHere = receiver.runsOnPostingThread
-                    || (receiver.inheritsDelivery && stage.deliveryIsPostingThread)
-                    || (receiver.delivery ?? stage.delivery).isCurrent(thread)
-                if runsHere {
-                    if receiver.receive(value, &propagation) {
-                        deliveries += 1
-                        if stage.traced {
-                            Tracing.emit(TraceRecord(kind: .delivered, event: eventName, node: stage.nodeName))
-                        }
-                    } else {
-                        orphans.append(receiver)
-                    }
-                    if propagation.requestedStop == .immediately { break }
-                } else {
-                    deliveries += 1
-                    Self.schedule(value, to: receiver, mode: receiver.delivery ?? stage.delivery, stage: stage)
-                    if stage.traced {
-                        Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName))
-                    }
-                }
-            }
+            let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
@@ -237,6 +236,44 @@ extension DominoNode {
         }
         if !orphans.isEmpty { Self.purge(orphans) }
         return PostResult(deliveries: deliveries, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+    }
+
+    /// Runs a stage's subscribers: on this thread when their mode allows, else
+    /// scheduled on their queue. Returns the stop they asked for.
+    @inline(__always)
+    static func notify<Payload: Sendable>(
+        _ value: Payload,
+        at stage: Stage,
+        thread: UnsafeMutablePointer<ThreadState>,
+        eventName: @autoclosure () -> String,
+        deliveries: inout Int,
+        orphans: inout [Subscription]
+    ) -> Propagation {
+        var propagation = Propagation()
+        for handler in stage.table.subscribers {
+            let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
+            let runsHere = receiver.runsOnPostingThread
+                || (receiver.inheritsDelivery && stage.deliveryIsPostingThread)
+                || (receiver.delivery ?? stage.delivery).isCurrent(thread)
+            if runsHere {
+                if receiver.receive(value, &propagation) {
+                    deliveries += 1
+                    if stage.traced {
+                        Tracing.emit(TraceRecord(kind: .delivered, event: eventName(), node: stage.nodeName))
+                    }
+                } else {
+                    orphans.append(receiver)
+                }
+                if propagation.requestedStop == .immediately { break }
+            } else {
+                deliveries += 1
+                schedule(value, to: receiver, mode: receiver.delivery ?? stage.delivery, stage: stage)
+                if stage.traced {
+                    Tracing.emit(TraceRecord(kind: .scheduled, event: eventName(), node: stage.nodeName))
+                }
+            }
+        }
+        return propagation
     }
 
     /// Runs a stage's reformers on `value`, tracing each rewrite when the node is traced.

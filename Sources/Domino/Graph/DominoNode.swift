@@ -185,6 +185,7 @@ public final class DominoNode: @unchecked Sendable {
     func add<H: Subscription>(_ handler: H, for key: SlotKey) -> H {
         handler.delivery?.prepare()
         graphLock.withExclusive { graveyard in
+            if key.phase == .capture { GraphSettings.capturesExist = true }
             handler.home = NodeLink(self)
             if let index = slots.firstIndex(where: { $0.key == key }) {
                 replaceTable(at: index, with: slots[index].table.adding(handler), &graveyard)

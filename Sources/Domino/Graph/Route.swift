@@ -61,6 +61,33 @@ enum Route {
         }
     }
 
+    /// Walks down from `starts`: each start, then its descendants, depth-first
+    /// pre-order, children in mount order and then the nodes whose responder chain
+    /// leads here, each node once across all starts (`visited` carries over between
+    /// calls). `visit` gets each node and its depth below its start.
+    ///
+    /// Iterative, so a 100,000-deep chain does not overflow the stack. Only nodes
+    /// that can be reached twice go into `visited`: a start, and nodes with more
+    /// than one way up (any node reached twice has two parents, or is a start
+    /// reached again through a cycle). Lock held.
+    static func walkDown(from starts: [NodeLink], visited: inout Set<NodeLink>, _ visit: (DominoNode, Int) -> Void) {
+        var stack: [(link: NodeLink, depth: Int)] = []
+        for start in starts.reversed() { stack.append((start, 0)) }
+        // With a cycle, a start can be reached again from below: mark everything.
+        let markAll = graphMayHaveCycles
+        while let (link, depth) = stack.popLast() {
+            link.withNode { node in
+                let reachableTwice = markAll || depth == 0 || node.parentLinks.isMultiple
+                    || (node.responderLink?.successor != nil && !node.parentLinks.isEmpty)
+                if reachableTwice && !visited.insert(link).inserted { return }
+                visit(node, depth)
+                // Pushed in reverse so that they pop in order: mounted children, then followers.
+                node.responderLink?.followers.forEachLinkReversed { stack.append(($0, depth + 1)) }
+                node.childLinks.forEachLinkReversed { stack.append(($0, depth + 1)) }
+            }
+        }
+    }
+
     /// True when mounting `child` at `parent` would close a cycle, that is when
     /// `parent` is `child` or one of its descendants. Exclusive lock held.
     ///

@@ -1,26 +1,40 @@
-/// What a handler table entry at a node is for: one Swift type, or one event name.
+/// What a handler table entry at a node is for: one Swift type, or one event name,
+/// in one ``Phase``.
 ///
 /// A struct rather than an enum with a `String` payload: comparing two type keys
 /// then touches one machine word and no reference count, which matters because
 /// every node of every walk compares keys.
+///
+/// `typeBits` is the type's identity (a metadata address, so at least 8-aligned)
+/// with the phase in its low bits; named events have no type, so their `typeBits`
+/// is the phase alone, below 8.
 struct SlotKey: Equatable, Sendable {
-    /// The type's identity; 0 for named events.
     private let typeBits: UInt
     /// The event name, for named events.
     private let eventName: String?
+
+    private static let phaseMask: UInt = 0b11
 
     @inline(__always)
     static func of<T>(_ type: T.Type) -> SlotKey {
         SlotKey(typeBits: UInt(bitPattern: ObjectIdentifier(type)), eventName: nil)
     }
 
-    /// The slot of a node's group interceptors (``DominoNode/intercept(every:_:)``).
-    /// No type's identity is 1, so it never equals a type key.
-    static let group = SlotKey(typeBits: 1, eventName: nil)
+    /// The slot of a node's group interceptors (``DominoNode/intercept(every:_:)``):
+    /// below 8 and with no name, so it equals no type key and no named key.
+    static let group = SlotKey(typeBits: 7, eventName: nil)
 
     static func name(_ name: String) -> SlotKey {
         SlotKey(typeBits: 0, eventName: name)
     }
+
+    /// The same event in another phase.
+    func `in`(_ phase: Phase) -> SlotKey {
+        SlotKey(typeBits: (typeBits & ~Self.phaseMask) | UInt(phase.rawValue), eventName: eventName)
+    }
+
+    /// The phase this key's handlers run in.
+    var phase: Phase { Phase(rawValue: UInt8(typeBits & Self.phaseMask)) ?? .bubble }
 
     /// The event name of a named-event key.
     var name: String? { eventName }
@@ -28,7 +42,7 @@ struct SlotKey: Equatable, Sendable {
     @inline(__always)
     static func == (lhs: SlotKey, rhs: SlotKey) -> Bool {
         if lhs.typeBits != rhs.typeBits { return false }
-        return lhs.typeBits != 0 || lhs.eventName == rhs.eventName
+        return lhs.typeBits >= 8 || lhs.eventName == rhs.eventName
     }
 
     /// How tracing and descriptions name the key: the quoted event name, or the type.

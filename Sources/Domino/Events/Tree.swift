@@ -1,0 +1,258 @@
+/// Events that go down the graph: broadcast to a subtree, EventsTree's raise and
+/// propagate, and delivery to the deepest subscriber.
+///
+/// ```swift
+/// // Every node of the window's tree hears the theme change.
+/// windowNode.broadcast(ThemeDidChange(theme: .dark))
+///
+/// // EventsTree: up to the root(s) first (raise-phase handlers), then down to
+/// // every node (default handlers); any handler can consume it.
+/// cellNode.raise(SessionDidExpire())
+/// ```
+///
+/// Going down, at each node: its reformers rewrite the value for that node and its
+/// subtree, its subscribers run, then an interceptor's ``Interception/stop`` keeps
+/// the event out of that node's subtree (the rest of the tree still gets it). A
+/// subscriber's ``Propagation/stop()`` consumes the event: no node that has not
+/// received it yet will (EventsTree's consume); ``Propagation/stopImmediately()``
+/// also skips the remaining handlers at its node.
+extension DominoNode {
+    /// Delivers a typed event to this node and every node below it: depth-first
+    /// pre-order, children in mount order (then the nodes whose responder chain
+    /// leads here), each node once even in a DAG.
+    ///
+    /// ```swift
+    /// rootNode.broadcast(ThemeDidChange(theme: .dark))
+    /// ```
+    @discardableResult
+    public func broadcast<E: Event>(_ event: E) -> PostResult {
+        deliverDown(event, key: .of(E.self), raising: false)
+    }
+
+    /// Delivers a named event to this node and every node below it.
+    @discardableResult
+    public func broadcast(_ name: EventName, _ parameters: [String: any Sendable] = [:]) -> PostResult {
+        deliverDown(NamedEvent(name: name, parameters: parameters), key: .name(name.rawValue), raising: false)
+    }
+
+    /// Raises a typed event, as EventsTree does: ``Phase/raise`` handlers run along
+    /// the route up to the root(s); then the event propagates from each root down to
+    /// every node of its tree, where the default-phase handlers run. Any handler can
+    /// consume it with ``Propagation/stop()``.
+    ///
+    /// ```swift
+    /// appNode.subscribe(SessionDidExpire.self, phase: .raise) { _, propagation in
+    ///     if isOffline { propagation.stop() }   // nobody else hears it
+    /// }
+    /// screenNode.subscribe(SessionDidExpire.self) { _ in showLogin() }
+    /// cellNode.raise(SessionDidExpire())
+    /// ```
+    @discardableResult
+    public func raise<E: Event>(_ event: E) -> PostResult {
+        deliverDown(event, key: .of(E.self), raising: true)
+    }
+
+    /// Raises a named event (see ``raise(_:)-(E)``).
+    @discardableResult
+    public func raise(_ name: EventName, _ parameters: [String: any Sendable] = [:]) -> PostResult {
+        deliverDown(NamedEvent(name: name, parameters: parameters), key: .name(name.rawValue), raising: true)
+    }
+
+    /// Delivers a typed event to one subscriber: the most recent subscriber of the
+    /// deepest node below (or at) this node that has one; among nodes equally deep,
+    /// the one in the most recently mounted branch. Nowhere else.
+    ///
+    /// For events that come from outside the hierarchy and concern whatever is
+    /// frontmost, such as a menu command or a deep link:
+    ///
+    /// ```swift
+    /// windowNode.deliverToDeepestSubscriber(Copy())
+    /// ```
+    ///
+    /// A subscriber whose owner is gone is skipped for the next one.
+    @discardableResult
+    public func deliverToDeepestSubscriber<E: Event>(_ event: E) -> PostResult {
+        deliverToDeepest(event, key: .of(E.self))
+    }
+
+    // MARK: The walk down
+
+    /// Collects the stages of `key` in the subtrees of `roots`. Shared lock held.
+    private static func collectDown(_ key: SlotKey, from roots: [NodeLink], into plan: inout Plan, traceAll: Bool) {
+        let groupsExist = GraphSettings.groupsExist
+        var visited = Set<NodeLink>()
+        Route.walkDown(from: roots, visited: &visited) { node, depth in
+            plan.nodesVisited += 1
+            var table: HandlerTable?
+            var groups: HandlerTable?
+            for index in node.slots.indices {
+                let slotKey = node.slots[index].key
+                if slotKey == key { table = node.slots[index].table }
+                if groupsExist && slotKey == .group { groups = node.slots[index].table }
+            }
+            if table == nil && groups == nil { return }
+            plan.stages.append(stage(table ?? HandlerTable.empty, at: node, traceAll: traceAll))
+            plan.depths.append(depth)
+            if groupsExist { plan.groups.append(groups) }
+        }
+    }
+
+    func deliverDown<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool) -> PostResult {
+        let thread = ThreadState.current
+        let verb = raising ? "Raising" : "Broadcasting"
+        guard enterNesting(thread, what: "\(verb) \(key.displayName(for: Payload.self))") else {
+            return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
+        }
+        defer { thread.pointee.nesting -= 1 }
+        if raising, graphLock.withShared({ ResponderRegistry.exist }) { refreshResponderChain() }
+
+        var up = Plan()
+        var down = Plan()
+        graphLock.lockShared(stripe: thread.pointee.stripe)
+        let traceAll = GraphSettings.traceAll
+        down.originTraced = traceAll || tracingFlag
+        var roots = [NodeLink(self)]
+        if raising {
+            roots = []
+            let raiseKey = key.in(.raise)
+            Route.walk(from: self) { node in
+                up.nodesVisited += 1
+                for index in node.slots.indices where node.slots[index].key == raiseKey {
+                    up.stages.append(Self.stage(node.slots[index].table, at: node, traceAll: traceAll))
+                    break
+                }
+                if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
+                    roots.append(NodeLink(node))
+                }
+            }
+        }
+        Self.collectDown(key, from: roots, into: &down, traceAll: traceAll)
+        graphLock.unlockShared(stripe: thread.pointee.stripe)
+
+        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        if down.originTraced {
+            Tracing.emit(TraceRecord(kind: raising ? .raised : .broadcast, event: eventName, node: description))
+        }
+        var deliveries = 0
+        var orphans: [Subscription] = []
+        var stopReason: PostResult.StopReason?
+        var stoppedAt: String?
+        defer { if !orphans.isEmpty { Self.purge(orphans) } }
+
+        func stopped(_ stop: Propagation.Stop, at stage: Stage) {
+            stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
+            stoppedAt = stage.nodeName
+            if stage.traced || down.originTraced {
+                Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
+            }
+        }
+
+        // Raise: up the route to the root(s).
+        for index in 0..<up.stages.count {
+            let stage = up.stages[index]
+            let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            if let stop = propagation.requestedStop {
+                stopped(stop, at: stage)
+                break
+            }
+        }
+
+        // Down the subtrees, pre-order. A reformed value applies to its node's subtree:
+        // `reformed` holds the values in force, innermost last, with their depths.
+        var reformed: [(depth: Int, value: Payload)] = []
+        var prunedBelow: Int?
+        for index in 0..<down.stages.count where stopReason == nil {
+            let stage = down.stages[index]
+            let depth = down.depths[index]
+            if let limit = prunedBelow {
+                if depth > limit { continue }
+                prunedBelow = nil
+            }
+            while let last = reformed.last, last.depth >= depth { reformed.removeLast() }
+            var current = reformed.last?.value ?? value
+            if !stage.table.reformers.isEmpty {
+                Self.reform(&current, at: stage, eventName: eventName)
+                reformed.append((depth, current))
+            }
+            let propagation = Self.notify(current, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            if let stop = propagation.requestedStop {
+                stopped(stop, at: stage)
+                break
+            }
+            if !stage.table.interceptors.isEmpty || !down.groups.isEmpty, Self.intercepts(current, at: index, of: down) {
+                prunedBelow = depth
+                if stage.traced || down.originTraced {
+                    Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
+                }
+            }
+        }
+
+        if deliveries == 0 && down.originTraced && stopReason == nil {
+            Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
+        }
+        return PostResult(deliveries: deliveries, nodesVisited: up.nodesVisited + down.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+    }
+
+    private func deliverToDeepest<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
+        let thread = ThreadState.current
+        guard enterNesting(thread, what: "Delivering \(key.displayName(for: Payload.self)) to the deepest subscriber") else {
+            return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
+        }
+        defer { thread.pointee.nesting -= 1 }
+
+        var plan = Plan()
+        graphLock.lockShared(stripe: thread.pointee.stripe)
+        let traceAll = GraphSettings.traceAll
+        plan.originTraced = traceAll || tracingFlag
+        var visited = Set<NodeLink>()
+        Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in
+            plan.nodesVisited += 1
+            for index in node.slots.indices where node.slots[index].key == key {
+                if !node.slots[index].table.subscribers.isEmpty {
+                    plan.stages.append(Self.stage(node.slots[index].table, at: node, traceAll: traceAll))
+                    plan.depths.append(depth)
+                }
+                break
+            }
+        }
+        graphLock.unlockShared(stripe: thread.pointee.stripe)
+
+        var eventName: String { key.displayName(for: Payload.self) }
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .posted, event: eventName, node: description))
+        }
+        // Deepest first; among equals, the later in pre-order (the later-mounted branch).
+        let order = (0..<plan.stages.count).sorted { lhs, rhs in
+            plan.depths[lhs] != plan.depths[rhs] ? plan.depths[lhs] > plan.depths[rhs] : lhs > rhs
+        }
+        var orphans: [Subscription] = []
+        defer { if !orphans.isEmpty { Self.purge(orphans) } }
+        for index in order {
+            let stage = plan.stages[index]
+            for handler in stage.table.subscribers.reversed() {
+                let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
+                if receiver.isOrphaned {
+                    orphans.append(receiver)
+                    continue
+                }
+                let mode = receiver.delivery ?? stage.delivery
+                if receiver.runsOnPostingThread || mode.isCurrent(thread) {
+                    var propagation = Propagation()
+                    guard receiver.receive(value, &propagation) else {
+                        orphans.append(receiver)
+                        continue
+                    }
+                    if stage.traced { Tracing.emit(TraceRecord(kind: .delivered, event: eventName, node: stage.nodeName)) }
+                } else {
+                    Self.schedule(value, to: receiver, mode: mode, stage: stage)
+                    if stage.traced { Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName)) }
+                }
+                return PostResult(deliveries: 1, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
+            }
+        }
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
+        }
+        return PostResult(deliveries: 0, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
+    }
+}
