@@ -14,6 +14,11 @@ struct ContentDidScroll: Event {
     var offset: Double
 }
 
+/// A tree-wide event: broadcast from the window to every node below it.
+struct ThemeDidChange: Event {
+    var theme: String
+}
+
 /// A request: the first controller up the chain that knows the channel answers.
 struct FetchChannelID: Request {
     typealias Response = String
@@ -58,6 +63,9 @@ final class RootViewController: ViewController, ContentViewControllerEvents {
         }
         // A protocol target, held weakly: answers the value-returning selector event.
         domino.subscribe(ContentViewControllerEvents.self, target: self)
+        domino.subscribe(ThemeDidChange.self, owner: self) { root, event in
+            root.log.append("root restyled for \(event.theme)")
+        }
     }
 
     func fetchChannelId() -> String? { channelID }
@@ -83,6 +91,9 @@ final class ContainerViewController: ViewController, ContentViewControllerEvents
         domino.intercept(ContentDidScroll.self) { _ in .stop }
         // `subscribeSelectorEvent:target:`: the container implements the protocol.
         domino.subscribe(ContentViewControllerEvents.self, target: self)
+        domino.subscribe(ThemeDidChange.self, owner: self) { container, event in
+            container.log.append("container restyled for \(event.theme)")
+        }
     }
 
     func contentDidLoad(arg: Int) {
@@ -99,6 +110,9 @@ final class ContentViewController: ViewController {
         view.addSubview(cell)
         // The blog's name-to-method table.
         domino.route([.selectFund: ContentViewController.didSelectFund], to: self)
+        cell.domino.subscribe(ThemeDidChange.self, owner: self) { content, event in
+            content.log.append("cell restyled for \(event.theme)")
+        }
     }
 
     func viewDidLoad() {

@@ -33,7 +33,7 @@ var failures: [String] = []
 }
 
 print("== The node tree: the controllers follow the responder chain, DDDManager is mounted")
-print(drawTree(from: window.domino, route: [], marks: []))
+print(window.domino.subtreeDescription)
 print()
 
 play("ContentViewController posts ContentDidLoad (a typed event) and contentDidLoad(arg:) (a protocol event), up the responder chain", from: content.domino) {
@@ -57,6 +57,13 @@ play("ContentViewController posts ContentDidScroll; the container's interceptor 
     content.scroll(to: 120)
 }
 
+print("== Window broadcasts ThemeDidChange: down the whole tree, pre-order")
+let themeRecords = Tracing.capture { window.domino.broadcast(ThemeDidChange(theme: "dark")) }
+for record in themeRecords { print(record) }
+print()
+print(drawTree(from: window.domino, route: [], marks: themeRecords))
+print()
+
 print("== What the controllers saw")
 for line in container.log { print("  " + line) }
 for line in root.log { print("  " + line) }
@@ -70,6 +77,9 @@ if root.log.contains(where: { $0.contains("scroll") }) { failures.append("the in
 if !root.log.contains(where: { $0.contains("hook!!!") }) { failures.append("the statistics parameters were not reformed") }
 if protocolChannel != "channel-42" { failures.append("the protocol request was not answered by the root") }
 if !container.log.contains("container - contentDidLoad 12") { failures.append("the container did not get the protocol event") }
+if root.log.last != "root restyled for dark" || !container.log.contains("container restyled for dark") || !content.log.contains("cell restyled for dark") {
+    failures.append("the theme broadcast did not reach the whole tree")
+}
 if !content.log.contains("content selected fund F001 (no phone)") { failures.append("the cell's named event did not reach the content controller") }
 
 if failures.isEmpty {
