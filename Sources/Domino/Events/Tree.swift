@@ -92,8 +92,8 @@ extension DominoNode {
             }
             if table == nil && groups == nil { return }
             plan.stages.append(stage(table ?? HandlerTable.empty, at: node, traceAll: traceAll))
-            plan.depths.append(depth)
-            if groupsExist { plan.groups.append(groups) }
+            plan.extra().depths.append(depth)
+            if let groups { plan.addGroups(groups) }
         }
     }
 
@@ -163,7 +163,7 @@ extension DominoNode {
         var prunedBelow: Int?
         for index in 0..<down.stages.count where stopReason == nil {
             let stage = down.stages[index]
-            let depth = down.depths[index]
+            let depth = down.extras!.depths[index]
             if let limit = prunedBelow {
                 if depth > limit { continue }
                 prunedBelow = nil
@@ -179,7 +179,7 @@ extension DominoNode {
                 stopped(stop, at: stage)
                 break
             }
-            if !stage.table.interceptors.isEmpty || !down.groups.isEmpty, Self.intercepts(current, at: index, of: down) {
+            if !stage.table.interceptors.isEmpty || down.hasGroups, Self.intercepts(current, at: index, of: down) {
                 prunedBelow = depth
                 if stage.traced || down.originTraced {
                     Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
@@ -210,7 +210,7 @@ extension DominoNode {
             for index in node.slots.indices where node.slots[index].key == key {
                 if !node.slots[index].table.subscribers.isEmpty {
                     plan.stages.append(Self.stage(node.slots[index].table, at: node, traceAll: traceAll))
-                    plan.depths.append(depth)
+                    plan.extra().depths.append(depth)
                 }
                 break
             }
@@ -222,8 +222,9 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: .posted, event: eventName, node: description))
         }
         // Deepest first; among equals, the later in pre-order (the later-mounted branch).
+        let depths = plan.extras?.depths ?? []
         let order = (0..<plan.stages.count).sorted { lhs, rhs in
-            plan.depths[lhs] != plan.depths[rhs] ? plan.depths[lhs] > plan.depths[rhs] : lhs > rhs
+            depths[lhs] != depths[rhs] ? depths[lhs] > depths[rhs] : lhs > rhs
         }
         var orphans: [Subscription] = []
         defer { if !orphans.isEmpty { Self.purge(orphans) } }

@@ -41,13 +41,37 @@ struct StageList {
 /// Everything a walk read under the lock.
 struct Plan {
     var stages = StageList()
-    /// The group interceptors of each stage, filled in parallel with `stages` only
-    /// once group interceptors exist (kept out of `Stage`, whose every copy counts).
-    var groups: ContiguousArray<HandlerTable?> = []
-    /// The capture-phase stages of a post, in route order (run in reverse).
-    var captures: ContiguousArray<Stage> = []
-    /// For walks down (broadcast, raise): each stage's depth below the start.
-    var depths: ContiguousArray<Int> = []
+    /// What only some walks need, allocated by those (one word for the others, whose
+    /// every plan is built and destroyed per post).
+    var extras: Extras?
+
+    final class Extras {
+        /// The group interceptors of the stages, by stage index (shorter than
+        /// `stages` when the last stages have none).
+        var groups: ContiguousArray<HandlerTable?> = []
+        /// The capture-phase stages of a post, in route order (run in reverse).
+        var captures: ContiguousArray<Stage> = []
+        /// For walks down (broadcast, raise): each stage's depth below its start.
+        var depths: ContiguousArray<Int> = []
+    }
+
+    /// The extras, created on first use.
+    mutating func extra() -> Extras {
+        if let extras { return extras }
+        let created = Extras()
+        extras = created
+        return created
+    }
+
+    /// Records the group interceptors of the stage just appended.
+    mutating func addGroups(_ groups: HandlerTable) {
+        let extras = extra()
+        while extras.groups.count < stages.count - 1 { extras.groups.append(nil) }
+        extras.groups.append(groups)
+    }
+
+    /// True when the stages have group interceptors to consult.
+    var hasGroups: Bool { extras.map { !$0.groups.isEmpty } ?? false }
     var nodesVisited = 0
     var originTraced = false
     var strictRequests = false
@@ -135,10 +159,10 @@ extension DominoNode {
             if slotKey == .group { groups = node.slots[index].table }
             if let captureKey, slotKey == captureKey { capture = node.slots[index].table }
         }
-        if let capture { plan.captures.append(stage(capture, at: node, traceAll: traceAll)) }
+        if let capture { plan.extra().captures.append(stage(capture, at: node, traceAll: traceAll)) }
         if table == nil && groups == nil { return }
         plan.stages.append(stage(table ?? HandlerTable.empty, at: node, traceAll: traceAll))
-        plan.groups.append(groups)
+        if let groups { plan.addGroups(groups) }
     }
 
     /// Runs the interceptors of stage `index`, then its group interceptors; true when
@@ -149,7 +173,7 @@ extension DominoNode {
             let interceptor = unsafeDowncast(handler, to: Interceptor<Payload>.self)
             if interceptor.body(value) == .stop { return true }
         }
-        if !plan.groups.isEmpty, let groups = plan.groups[index] {
+        if let extras = plan.extras, index < extras.groups.count, let groups = extras.groups[index] {
             for handler in groups.interceptors {
                 let interceptor = unsafeDowncast(handler, to: GroupInterceptor.self)
                 if interceptor.decide(value) == .stop { return true }
@@ -195,7 +219,8 @@ extension DominoNode {
         var orphans: [Subscription] = []
 
         // The capture phase: outermost first, down to the posting node.
-        for stage in plan.captures.reversed() {
+        if let captures = plan.extras?.captures, !captures.isEmpty {
+            for stage in captures.reversed() {
             let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
@@ -204,6 +229,7 @@ extension DominoNode {
                     Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
                 }
                 break
+            }
             }
         }
 
@@ -219,7 +245,7 @@ extension DominoNode {
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
-            } else if !table.interceptors.isEmpty || !plan.groups.isEmpty, Self.intercepts(value, at: index, of: plan) {
+            } else if !table.interceptors.isEmpty || plan.extras != nil, Self.intercepts(value, at: index, of: plan) {
                 stopReason = .interceptor
                 stoppedAt = stage.nodeName
             }
