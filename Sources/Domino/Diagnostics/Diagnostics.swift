@@ -36,6 +36,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// responders without reaching a node (a cycle in `nextDominoResponder`?). The
         /// route stops following it there.
         case responderChainTooLong
+        /// A synchronous request went unanswered past async responders, which only
+        /// an async request (`try await node.request(...)`) waits for. It returns nil.
+        case asyncResponderSkipped
+        /// A ``Signal`` got more live observers than its ``Signal/maxObservers``, or
+        /// the limit was lowered below their count (a leak, or an object adding itself
+        /// again?). Nothing is refused or removed: every observer stays.
+        case observerLimitExceeded
     }
 
     /// What went wrong.

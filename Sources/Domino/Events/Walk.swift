@@ -349,6 +349,7 @@ extension DominoNode {
         }
         var request = request
         var orphans: [Subscription] = []
+        var skippedAsync = 0
         defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
         for index in 0..<plan.stages.count {
@@ -358,6 +359,10 @@ extension DominoNode {
             }
             for handler in stage.table.responders {
                 let responder = unsafeDowncast(handler, to: Responder<R>.self)
+                if responder.answersAsynchronously {
+                    skippedAsync += 1
+                    continue
+                }
                 var answer: R.Response?
                 guard responder.answer(request, into: &answer) else {
                     orphans.append(responder)
@@ -379,6 +384,9 @@ extension DominoNode {
         }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unanswered, event: eventName, node: description))
+        }
+        if skippedAsync > 0 {
+            Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
         }
         if plan.strictRequests {
             Diagnostics.report(.unansweredRequest, "\(R.self) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")

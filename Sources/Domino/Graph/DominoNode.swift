@@ -198,8 +198,7 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Removes one handler. Exclusive lock held.
     func removeLocked(_ handler: Subscription, graveyard: inout Graveyard) {
-        handler.home = nil
-        graveyard.add(handler)
+        graveyard.end(handler)
         guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
         let remaining = slots[index].table.removing(handler)
         if remaining.isEmpty {
@@ -232,7 +231,7 @@ public final class DominoNode: @unchecked Sendable {
     func removeSlot(_ key: SlotKey) {
         graphLock.withExclusive { graveyard in
             guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
-            slots[index].table.forEachHandler { $0.home = nil }
+            slots[index].table.forEachHandler { graveyard.end($0) }
             graveyard.add(slots[index].table)
             slots.remove(at: index)
         }
@@ -256,7 +255,7 @@ public final class DominoNode: @unchecked Sendable {
     /// Ends every handler at this node. Exclusive lock held.
     private func removeAllSlotsLocked(_ graveyard: inout Graveyard) {
         for slot in slots {
-            slot.table.forEachHandler { $0.home = nil }
+            slot.table.forEachHandler { graveyard.end($0) }
             graveyard.add(slot.table)
         }
         slots = []

@@ -80,14 +80,27 @@ final class GraphLock: @unchecked Sendable {
 /// Releasing a handler can release the last reference to a user object whose deinit
 /// touches Domino (for example a host whose node then unmounts), which would deadlock
 /// if it happened under the lock.
+///
+/// It also tells subscriptions that ended under the lock, once the lock is dropped,
+/// so that one feeding a stream can finish it (which runs the stream's termination
+/// handler, which may cancel, which takes the lock).
 struct Graveyard {
     private var bodies: [AnyObject] = []
+    private var ended: [Subscription] = []
 
     mutating func add(_ object: AnyObject) {
         bodies.append(object)
     }
 
+    /// Marks `subscription` as ended (no longer registered at a node). Lock held.
+    mutating func end(_ subscription: Subscription) {
+        subscription.home = nil
+        ended.append(subscription)
+    }
+
     mutating func bury() {
+        for subscription in ended { subscription.didEnd() }
+        ended.removeAll()
         bodies.removeAll()
     }
 }

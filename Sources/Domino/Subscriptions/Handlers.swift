@@ -92,6 +92,9 @@ final class Interceptor<Payload: Sendable>: Subscription, @unchecked Sendable {
 
 /// Answers a request; the first non-nil answer on the route wins.
 class Responder<R: Request>: Subscription, @unchecked Sendable {
+    /// True for async responders, which a synchronous walk skips. Set once, in init.
+    var answersAsynchronously = false
+
     init() {
         super.init(role: .responder, delivery: nil)
     }

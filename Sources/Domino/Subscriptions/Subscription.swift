@@ -47,6 +47,10 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// True for owner-bound handlers whose owner is gone.
     var isOrphaned: Bool { false }
 
+    /// Called once the subscription ended (cancelled, removed, or its node gone),
+    /// after the lock is dropped. Streams finish here.
+    func didEnd() {}
+
     /// Ends the subscription.
     ///
     /// After `cancel()` returns, no post, request or delivery that starts afterwards

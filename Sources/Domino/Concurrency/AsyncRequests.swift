@@ -1,0 +1,157 @@
+/// Async requests: responders that await, and `await node.request(...)`.
+///
+/// ```swift
+/// struct FetchProfile: Request {
+///     typealias Response = Profile
+///     var userID: String
+/// }
+///
+/// accountNode.respond(to: FetchProfile.self) { request async in
+///     try? await api.profile(for: request.userID)
+/// }
+///
+/// // In async code:
+/// let profile = try await screenNode.request(FetchProfile(userID: "42"))
+/// ```
+///
+/// The async walk is the synchronous one with awaits: node by node, reformers, then
+/// responders in order, sync or async, until one answers non-nil, then interceptors.
+/// It runs on the awaiting task. Cancelling that task ends the walk with
+/// `CancellationError` (checked before and after each async responder, which also
+/// sees the cancellation itself).
+///
+/// A synchronous ``DominoNode/request(_:)-(R)`` cannot wait: it skips async
+/// responders, and if it then ends unanswered it reports
+/// ``Diagnostic/Code/asyncResponderSkipped``.
+extension DominoNode {
+    /// Registers an async responder for requests of type `R` made here or below.
+    ///
+    /// Return nil to decline and let the request go further up. Only async requests
+    /// (`try await node.request(...)`) wait for it.
+    @discardableResult
+    public func respond<R: Request>(
+        to type: R.Type,
+        _ answer: @escaping @Sendable (R) async -> R.Response?
+    ) -> Subscription {
+        add(AsyncClosureResponder<R>(body: answer), for: .of(R.self))
+    }
+
+    /// Registers an async responder on behalf of `owner`, held weakly, and strongly
+    /// for the duration of each answer.
+    @discardableResult
+    public func respond<R: Request, Owner: AnyObject & Sendable>(
+        to type: R.Type,
+        owner: Owner,
+        _ answer: @escaping @Sendable (Owner, R) async -> R.Response?
+    ) -> Subscription {
+        add(AsyncOwnedResponder<R, Owner>(owner: owner, body: answer), for: .of(R.self))
+    }
+
+    /// Asks the route for an answer, waiting for async responders: the first
+    /// responder that answers non-nil wins.
+    ///
+    /// - Returns: The first answer, or nil when nobody on the route answered.
+    /// - Throws: `CancellationError` when the awaiting task is cancelled.
+    public func request<R: Request>(_ request: R) async throws -> R.Response? {
+        var plan = Plan()
+        collect(.of(R.self), into: &plan, thread: ThreadState.current)
+        var eventName: String { String(describing: R.self) }
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))
+        }
+        var request = request
+        var orphans: [Subscription] = []
+        defer { if !orphans.isEmpty { Self.purge(orphans) } }
+
+        for index in 0..<plan.stages.count {
+            let stage = plan.stages[index]
+            if !stage.table.reformers.isEmpty {
+                Self.reform(&request, at: stage, eventName: eventName)
+            }
+            for handler in stage.table.responders {
+                let responder = unsafeDowncast(handler, to: Responder<R>.self)
+                var answer: R.Response?
+                if let asynchronous = responder as? AsyncResponder<R> {
+                    try Task.checkCancellation()
+                    guard let answered = await asynchronous.answer(request) else {
+                        orphans.append(responder)
+                        continue
+                    }
+                    try Task.checkCancellation()
+                    answer = answered
+                } else if !responder.answer(request, into: &answer) {
+                    orphans.append(responder)
+                    continue
+                }
+                if let answer {
+                    if stage.traced || plan.originTraced {
+                        Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
+                    }
+                    return answer
+                }
+            }
+            if Self.intercepts(request, at: index, of: plan) {
+                if stage.traced || plan.originTraced {
+                    Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
+                }
+                return nil
+            }
+        }
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .unanswered, event: eventName, node: description))
+        }
+        if plan.strictRequests {
+            Diagnostics.report(.unansweredRequest, "\(R.self) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
+        }
+        return nil
+    }
+}
+
+/// A responder that answers asynchronously. Its synchronous `answer` declines
+/// without running (a synchronous walk cannot wait), which the walk reports when it
+/// ends unanswered.
+class AsyncResponder<R: Request>: Responder<R>, @unchecked Sendable {
+    override init() {
+        super.init()
+        answersAsynchronously = true
+    }
+
+    override func answer(_ request: R, into answer: inout R.Response?) -> Bool {
+        answer = nil
+        return true
+    }
+
+    /// `.some(answer)` (which may be nil: declined), or nil when the owner is gone.
+    func answer(_ request: R) async -> R.Response?? {
+        preconditionFailure("abstract")
+    }
+}
+
+final class AsyncClosureResponder<R: Request>: AsyncResponder<R>, @unchecked Sendable {
+    let body: @Sendable (R) async -> R.Response?
+
+    init(body: @escaping @Sendable (R) async -> R.Response?) {
+        self.body = body
+    }
+
+    override func answer(_ request: R) async -> R.Response?? {
+        .some(await body(request))
+    }
+}
+
+final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncResponder<R>, @unchecked Sendable {
+    weak var owner: Owner?
+    let body: @Sendable (Owner, R) async -> R.Response?
+
+    init(owner: Owner, body: @escaping @Sendable (Owner, R) async -> R.Response?) {
+        self.owner = owner
+        self.body = body
+    }
+
+    override var isOrphaned: Bool { owner == nil }
+
+    override func answer(_ request: R) async -> R.Response?? {
+        guard let owner else { return nil }
+        return .some(await body(owner, request))
+    }
+}

@@ -1,0 +1,100 @@
+/// Main-actor handlers: UI code subscribes closures that run on the main actor, and
+/// handlers whose owner is a main-actor class, with no `MainActor.assumeIsolated`
+/// and no `Task { @MainActor in }` on the user's side.
+///
+/// ```swift
+/// @MainActor final class BadgeViewController {
+///     let domino = DominoNode(label: "badge")
+///     var count = 0
+///
+///     func viewDidLoad() {
+///         domino.subscribeOnMainActor(UnreadCountDidChange.self, owner: self) { controller, event in
+///             controller.count = event.count     // main-actor state, no warning
+///         }
+///     }
+/// }
+/// ```
+///
+/// Delivery is on the main actor: synchronously when the event is posted on the
+/// main thread, else enqueued on the main queue (in posting order). The delivery
+/// mode is always ``DeliveryMode/mainThread``.
+extension DominoNode {
+    /// Subscribes a main-actor handler to events of type `E` posted here or below.
+    @discardableResult
+    public func subscribeOnMainActor<E: Event>(
+        _ type: E.Type,
+        phase: Phase = .bubble,
+        _ handler: @escaping @MainActor @Sendable (E) -> Void
+    ) -> Subscription {
+        add(MainActorReceiver<E>(handler), for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes a main-actor handler on behalf of `owner` (a main-actor class, for
+    /// example), held weakly and passed in; the subscription ends with the owner.
+    @discardableResult
+    public func subscribeOnMainActor<E: Event, Owner: AnyObject & Sendable>(
+        _ type: E.Type,
+        owner: Owner,
+        phase: Phase = .bubble,
+        _ handler: @escaping @MainActor @Sendable (Owner, E) -> Void
+    ) -> Subscription {
+        add(OwnedMainActorReceiver<E, Owner>(owner: owner, handler), for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes a main-actor handler to the named event `name`.
+    @discardableResult
+    public func subscribeOnMainActor(
+        _ name: EventName,
+        phase: Phase = .bubble,
+        _ handler: @escaping @MainActor @Sendable (NamedEvent) -> Void
+    ) -> Subscription {
+        add(MainActorReceiver<NamedEvent>(handler), for: SlotKey.name(name.rawValue).in(phase))
+    }
+
+    /// Subscribes a main-actor handler to the named event `name` on behalf of `owner`.
+    @discardableResult
+    public func subscribeOnMainActor<Owner: AnyObject & Sendable>(
+        _ name: EventName,
+        owner: Owner,
+        phase: Phase = .bubble,
+        _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) -> Void
+    ) -> Subscription {
+        add(OwnedMainActorReceiver<NamedEvent, Owner>(owner: owner, handler), for: SlotKey.name(name.rawValue).in(phase))
+    }
+}
+
+/// Runs a main-actor closure. The walk calls `receive` only on the main thread (its
+/// mode is `.mainThread`: run in place when posted there, else scheduled on the main
+/// queue), which is where the main actor runs, so asserting the isolation is sound.
+final class MainActorReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
+    let body: @MainActor @Sendable (Payload) -> Void
+
+    init(_ body: @escaping @MainActor @Sendable (Payload) -> Void) {
+        self.body = body
+        super.init(delivery: .mainThread)
+    }
+
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        MainActor.assumeIsolated { body(value) }
+        return true
+    }
+}
+
+final class OwnedMainActorReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Receiver<Payload>, @unchecked Sendable {
+    weak var owner: Owner?
+    let body: @MainActor @Sendable (Owner, Payload) -> Void
+
+    init(owner: Owner, _ body: @escaping @MainActor @Sendable (Owner, Payload) -> Void) {
+        self.owner = owner
+        self.body = body
+        super.init(delivery: .mainThread)
+    }
+
+    override var isOrphaned: Bool { owner == nil }
+
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        guard let owner else { return false }
+        MainActor.assumeIsolated { body(owner, value) }
+        return true
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// Collects what a task consumed, readable from the test.
+private func consume<S: AsyncSequence & Sendable>(_ stream: S, into log: Log<String>, limit: Int = .max) -> Task<Void, Never> where S.Element: Sendable {
+    Task {
+        var count = 0
+        do {
+            for try await element in stream {
+                log.append("\(element)")
+                count += 1
+                if count == limit { break }
+            }
+        } catch {
+            log.append("error")
+        }
+        log.append("end")
+    }
+}
+
+struct LoadProfile: Request {
+    typealias Response = String
+    var user: String
+}
+
+@Suite("Swift concurrency: async sequences, async requests, main-actor handlers")
+struct SwiftConcurrencyTests {
+    // MARK: Async sequences
+
+    @Test func streamYieldsTheEventsThatReachTheNodeInPostingOrder() async {
+        let nodes = makeChain(2)
+        let stream = nodes[1].events(of: Ping.self)
+        let log = Log<String>()
+        let task = consume(stream, into: log, limit: 3)
+        for value in 1...3 { nodes[0].post(Ping(value: value)) }
+        await task.value
+        #expect(log.entries == ["Ping(value: 1)", "Ping(value: 2)", "Ping(value: 3)", "end"])
+    }
+
+    @Test func streamEndsWhenTheNodeDeallocates() async {
+        var node: DominoNode? = DominoNode(label: "n")
+        let log = Log<String>()
+        let task = consume(node!.events(of: Ping.self), into: log)
+        node!.post(Ping(value: 1))
+        let weakNode = WeakBox(node)
+        node = nil
+        await task.value
+        #expect(weakNode.value == nil)
+        #expect(log.entries == ["Ping(value: 1)", "end"])
+    }
+
+    @Test func cancellingTheConsumingTaskEndsTheStreamAndRemovesItsSubscription() async {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let task = consume(node.events(of: Ping.self), into: log)
+        #expect(node.subscriptionCount == 1)
+        task.cancel()
+        await task.value
+        #expect(await eventually { node.subscriptionCount == 0 })
+        #expect(log.entries == ["end"])
+    }
+
+    @Test func droppingAStreamRemovesItsSubscription() async {
+        let node = DominoNode(label: "n")
+        do {
+            let stream = node.events(of: Ping.self)
+            #expect(node.subscriptionCount == 1)
+            _ = stream
+        }
+        #expect(await eventually { node.subscriptionCount == 0 })
+    }
+
+    @Test func unsubscribingEndsTheStream() async {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let task = consume(node.events(of: Ping.self), into: log)
+        node.unsubscribe(Ping.self)
+        await task.value
+        #expect(log.entries == ["end"])
+    }
+
+    @Test func unboundedBufferKeepsEveryEventPostedBeforeTheConsumerStarts() async {
+        let node = DominoNode(label: "n")
+        let stream = node.events(of: Ping.self)
+        for value in 1...100 { node.post(Ping(value: value)) }
+        var seen: [Int] = []
+        for await event in stream {
+            seen.append(event.value)
+            if seen.count == 100 { break }
+        }
+        #expect(seen == Array(1...100))
+    }
+
+    @Test func bufferingNewestKeepsOnlyTheLatestEvents() async {
+        let node = DominoNode(label: "n")
+        let stream = node.events(of: Ping.self, bufferingPolicy: .bufferingNewest(2))
+        for value in 1...5 { node.post(Ping(value: value)) }
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.value == 4)
+        #expect(await iterator.next()?.value == 5)
+    }
+
+    @Test func namedEventStreamYieldsNamedEvents() async {
+        let node = DominoNode(label: "n")
+        let stream = node.events(named: "Statistics")
+        node.post("Statistics", ["msg": "did load"])
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.value("msg", as: String.self) == "did load")
+    }
+
+    @Test func streamsFromManyThreadsReceiveEveryEvent() async {
+        let node = DominoNode(label: "n")
+        let stream = node.events(of: Ping.self)
+        runConcurrently(4) { worker in
+            for value in 0..<1_000 { node.post(Ping(value: worker * 1_000 + value)) }
+        }
+        var seen = Set<Int>()
+        for await event in stream {
+            seen.insert(event.value)
+            if seen.count == 4_000 { break }
+        }
+        #expect(seen.count == 4_000)
+    }
+
+    // MARK: Async requests
+
+    @Test func asyncRequestWaitsForAnAsyncResponder() async throws {
+        let nodes = makeChain(3)
+        nodes[2].respond(to: LoadProfile.self) { request async in
+            try? await Task.sleep(nanoseconds: 1_000_000)
+            return "profile of \(request.user)"
+        }
+        #expect(try await nodes[0].request(LoadProfile(user: "ann")) == "profile of ann")
+    }
+
+    @Test func asyncRequestTakesTheFirstAnswerInRouteOrderFromSyncAndAsyncResponders() async throws {
+        let nodes = makeChain(3)
+        let asked = Log<String>()
+        nodes[0].respond(to: LoadProfile.self) { _ async in asked.append("n0 async"); return nil }
+        nodes[1].respond(to: LoadProfile.self) { _ in asked.append("n1 sync"); return "n1" }
+        nodes[2].respond(to: LoadProfile.self) { _ async in asked.append("n2 async"); return "n2" }
+        #expect(try await nodes[0].request(LoadProfile(user: "ann")) == "n1")
+        #expect(asked.entries == ["n0 async", "n1 sync"])
+    }
+
+    @Test func cancellingTheAwaitingTaskEndsTheAsyncRequestWithCancellationError() async {
+        let node = DominoNode(label: "n")
+        let started = Counter()
+        node.respond(to: LoadProfile.self) { _ async in
+            started.increment()
+            try? await Task.sleep(nanoseconds: 60_000_000_000)   // cut short by the cancel
+            return "too late"
+        }
+        let task = Task { try await node.request(LoadProfile(user: "ann")) }
+        #expect(await eventually { started.value == 1 })
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+
+    @Test func synchronousRequestSkipsAsyncRespondersAndReportsIt() {
+        let node = DominoNode(label: "n")
+        node.respond(to: LoadProfile.self) { _ async in "async answer" }
+        var answer: String?
+        let diagnostics = Diagnostics.capture {
+            answer = syncRequest(node, LoadProfile(user: "ann"))
+        }
+        #expect(answer == nil)
+        #expect(diagnostics.map(\.code) == [.asyncResponderSkipped])
+    }
+
+    @Test func ownerBoundAsyncResponderEndsWithItsOwner() async throws {
+        final class Account: Sendable {
+            let name = "account"
+        }
+        let node = DominoNode(label: "n")
+        var account: Account? = Account()
+        node.respond(to: LoadProfile.self, owner: account!) { account, request async in "\(account.name):\(request.user)" }
+        #expect(try await node.request(LoadProfile(user: "ann")) == "account:ann")
+        let weakAccount = WeakBox(account)
+        account = nil
+        #expect(weakAccount.value == nil)
+        #expect(try await node.request(LoadProfile(user: "ann")) == nil)
+        #expect(node.subscriptionCount == 0)
+    }
+
+    // MARK: Main-actor handlers
+
+    @Test @MainActor func mainActorHandlerRunsInPlaceWhenPostedOnTheMainActor() {
+        let node = DominoNode(label: "n")
+        let screen = MainScreen()
+        node.subscribeOnMainActor(Ping.self) { event in screen.values.append(event.value) }
+        node.post(Ping(value: 7))
+        #expect(screen.values == [7])
+    }
+
+    @Test @MainActor func mainActorOwnerIsPassedToItsHandlerAndEndsTheSubscription() {
+        let node = DominoNode(label: "n")
+        var screen: MainScreen? = MainScreen()
+        node.subscribeOnMainActor(Ping.self, owner: screen!) { screen, event in screen.values.append(event.value) }
+        node.subscribeOnMainActor("Title", owner: screen!) { screen, event in
+            screen.title = event.value("text", as: String.self) ?? ""
+        }
+        node.post(Ping(value: 1))
+        node.post("Title", ["text": "Inbox"])
+        #expect(screen!.values == [1])
+        #expect(screen!.title == "Inbox")
+        let weakScreen = WeakBox(screen)
+        screen = nil
+        #expect(weakScreen.value == nil)
+        node.post(Ping(value: 2))
+        node.post("Title", ["text": "Sent"])
+        #expect(node.subscriptionCount == 0)
+    }
+
+    @Test func mainActorHandlerPostedFromAnotherThreadRunsOnTheMainActor() async {
+        let node = DominoNode(label: "n")
+        let screen = MainScreen()
+        let delivered = Counter()
+        node.subscribeOnMainActor(Ping.self, owner: screen) { screen, event in
+            screen.values.append(event.value)      // main-actor state
+            delivered.increment()
+        }
+        DispatchQueue.global().async { node.post(Ping(value: 3)) }
+        #expect(await eventually { delivered.value == 1 })
+        #expect(await screen.values == [3])
+    }
+}
+
+/// Main-actor state, as a view controller's.
+@MainActor final class MainScreen {
+    var values: [Int] = []
+    var title = ""
+}
+
+/// The synchronous request, called from a synchronous context.
+private func syncRequest(_ node: DominoNode, _ request: LoadProfile) -> String? {
+    node.request(request)
+}
