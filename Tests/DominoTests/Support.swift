@@ -129,14 +129,19 @@ final class Ticketer: @unchecked Sendable {
 /// The code block of the README that follows `<!-- snippet: name -->`.
 func readmeSnippet(_ name: String) throws -> String? {
     let path = #filePath.replacingOccurrences(of: "Tests/DominoTests/Support.swift", with: "README.md")
-    let readme = try String(contentsOfFile: path, encoding: .utf8)
-    return between(readme, "<!-- snippet: \(name) -->\n```swift", "```")
+    return try documentSnippet(name, in: path)
 }
 
-/// The code of a test file between `// README-SNIPPET-BEGIN name` and `// README-SNIPPET-END name`.
-func sourceSnippet(_ name: String, in file: String) throws -> String? {
+/// The code block of a markdown file that follows `<!-- snippet: name -->`.
+func documentSnippet(_ name: String, in path: String) throws -> String? {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    return between(text, "<!-- snippet: \(name) -->\n```swift", "```")
+}
+
+/// The code of a test file between `// MARKER-BEGIN name` and `// MARKER-END name`.
+func sourceSnippet(_ name: String, in file: String, marker: String = "README-SNIPPET") throws -> String? {
     let source = try String(contentsOfFile: file, encoding: .utf8)
-    return between(source, "// README-SNIPPET-BEGIN \(name)", "// README-SNIPPET-END \(name)")
+    return between(source, "// \(marker)-BEGIN \(name)", "// \(marker)-END \(name)")
 }
 
 private func between(_ text: String, _ begin: String, _ end: String) -> String? {
