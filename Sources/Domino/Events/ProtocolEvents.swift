@@ -180,6 +180,7 @@ extension DominoNode {
             let stage = plan.stages[index]
             for handler in stage.table.subscribers {
                 let receiver = unsafeDowncast(handler, to: TargetReceiver<Target>.self)
+                if thread.pointee.writes != plan.writes, !receiver.isAttached { continue }
                 guard let target = receiver.target else {
                     orphans.append(receiver)
                     continue

@@ -108,6 +108,8 @@ extension DominoNode {
 
         var up = Plan()
         var down = Plan()
+        up.writes = thread.pointee.writes
+        down.writes = up.writes
         graphLock.lockShared(stripe: thread.pointee.stripe)
         let traceAll = GraphSettings.traceAll
         down.originTraced = traceAll || tracingFlag
@@ -150,7 +152,7 @@ extension DominoNode {
         // Raise: up the route to the root(s).
         for index in 0..<up.stages.count {
             let stage = up.stages[index]
-            let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(value, at: stage, writes: up.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopped(stop, at: stage)
                 break
@@ -174,7 +176,7 @@ extension DominoNode {
                 Self.reform(&current, at: stage, eventName: eventName)
                 reformed.append((depth, current))
             }
-            let propagation = Self.notify(current, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopped(stop, at: stage)
                 break

@@ -75,12 +75,15 @@ struct Plan {
     var nodesVisited = 0
     var originTraced = false
     var strictRequests = false
+    /// The thread's `writes` when the plan was collected.
+    var writes = 0
 }
 
 extension DominoNode {
     /// Collects the stages of `key` along the route from this node.
     @inline(__always)
     func collect(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
+        plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
         graphLock.lockShared(stripe: stripe)
         if ResponderRegistry.exist {
@@ -106,6 +109,7 @@ extension DominoNode {
             graphLock.unlockShared(stripe: stripe)
             if pending.isEmpty || !Self.refresh(pending, into: &refreshed) { return }
             plan = Plan()
+            plan.writes = thread.pointee.writes
         }
     }
 
@@ -221,7 +225,7 @@ extension DominoNode {
         // The capture phase: outermost first, down to the posting node.
         if let captures = plan.extras?.captures, !captures.isEmpty {
             for stage in captures.reversed() {
-            let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
@@ -241,7 +245,7 @@ extension DominoNode {
                 Self.reform(&value, at: stage, eventName: eventName)
             }
 
-            let propagation = Self.notify(value, at: stage, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
@@ -270,6 +274,7 @@ extension DominoNode {
     static func notify<Payload: Sendable>(
         _ value: Payload,
         at stage: Stage,
+        writes: Int,
         thread: UnsafeMutablePointer<ThreadState>,
         eventName: @autoclosure () -> String,
         deliveries: inout Int,
@@ -278,6 +283,9 @@ extension DominoNode {
         var propagation = Propagation()
         for handler in stage.table.subscribers {
             let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
+            // A handler on this thread changed the graph during this walk: skip
+            // handlers it ended (cancelled, unsubscribed, their node gone).
+            if thread.pointee.writes != writes, !receiver.isAttached { continue }
             let runsHere = receiver.runsOnPostingThread
                 || (receiver.inheritsDelivery && stage.deliveryIsPostingThread)
                 || (receiver.delivery ?? stage.delivery).isCurrent(thread)
@@ -359,6 +367,7 @@ extension DominoNode {
             }
             for handler in stage.table.responders {
                 let responder = unsafeDowncast(handler, to: Responder<R>.self)
+                if thread.pointee.writes != plan.writes, !responder.isAttached { continue }
                 if responder.answersAsynchronously {
                     skippedAsync += 1
                     continue

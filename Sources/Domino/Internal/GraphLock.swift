@@ -61,6 +61,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     func withExclusive<R>(_ body: (inout Graveyard) throws -> R) rethrows -> R {
         var graveyard = Graveyard()
+        ThreadState.current.pointee.writes &+= 1
         lockExclusive()
         let result: R
         do {

@@ -11,6 +11,11 @@ struct ThreadState {
     let isMainThread: Bool
     /// How many posts and requests are nested on this thread right now.
     var nesting: Int
+    /// How many exclusive (writing) sections this thread has run. A walk compares it
+    /// with its value at collection time: when a handler on this thread changed the
+    /// graph (cancelled a handler the walk still holds, for example), the walk
+    /// re-checks each remaining handler before calling it.
+    var writes: Int = 0
 
     private static let slot = ThreadLocalSlot { pointer in
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
