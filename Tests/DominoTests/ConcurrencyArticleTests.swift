@@ -64,7 +64,7 @@ func avatar(for userID: String, below cellNode: DominoNode) async throws -> [UIn
 }
 // DOC-SNIPPET-END concurrency-main-actor
 
-@Suite("The article \"Events and Swift concurrency\"")
+@Suite("The article \"Events and Swift concurrency\"", .checksLeaks)
 struct ConcurrencyArticleTests {
     @Test func unreadCountWatcherEndsAtZero() async {
         let inbox = DominoNode(label: "inbox")

@@ -8,7 +8,7 @@ func runConcurrently(_ workers: Int, _ body: @escaping @Sendable (Int) -> Void) 
     DispatchQueue.concurrentPerform(iterations: workers) { body($0) }
 }
 
-@Suite("Thread safety and reentrancy")
+@Suite("Thread safety and reentrancy", .checksLeaks)
 struct ConcurrencyTests {
     @Test func concurrentPostsDeliverEveryEventExactlyOnce() {
         let nodes = makeChain(10)
@@ -87,7 +87,10 @@ struct ConcurrencyTests {
         let nodes = makeChain(3)
         let log = Log<String>()
         let extra = DominoNode(label: "extra")
-        nodes[1].subscribe(Ping.self, on: .postingThread) { ping in
+        // Unowned: a node's handler that captured its own node strongly would be a
+        // retain cycle (as in any app), which the leak check would report.
+        nodes[1].subscribe(Ping.self, on: .postingThread) { [unowned extra, unowned n0 = nodes[0], unowned n1 = nodes[1], unowned n2 = nodes[2]] ping in
+            let nodes = [n0, n1, n2]
             guard ping.value == 0 else { return }
             nodes[0].post(Pong(text: "nested"))
             nodes[1].subscribe(Pong.self, on: .postingThread) { _ in log.append("late") }
@@ -108,7 +111,7 @@ struct ConcurrencyTests {
     @Test func subscriptionAddedDuringAPostIsNotCalledByThatPost() {
         let node = DominoNode()
         let log = Log<String>()
-        node.subscribe(Ping.self, on: .postingThread) { _ in
+        node.subscribe(Ping.self, on: .postingThread) { [unowned node] _ in
             node.subscribe(Ping.self, on: .postingThread) { _ in log.append("new") }
             log.append("old")
         }
@@ -136,7 +139,7 @@ struct ConcurrencyTests {
     @Test func runawayRecursivePostingIsCutOffAndReported() {
         let node = DominoNode(label: "recursive")
         let depth = Counter()
-        node.subscribe(Ping.self, on: .postingThread) { ping in
+        node.subscribe(Ping.self, on: .postingThread) { [unowned node] ping in
             depth.increment()
             node.post(Ping(value: ping.value + 1))
         }

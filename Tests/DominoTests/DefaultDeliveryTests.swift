@@ -5,7 +5,7 @@ import Testing
 /// The process-wide default is shared state: these tests run one at a time, restore
 /// it, and only ever switch it to `.postingThread`, which keeps every other test
 /// (they name their modes, or post on the main actor) behaving the same.
-@Suite("Global default delivery mode", .serialized)
+@Suite("Global default delivery mode", .serialized, .checksLeaks)
 struct DefaultDeliveryTests {
     @Test func defaultStartsAsTheMainThreadLikeDomino() {
         guard case .mainThread = DeliveryMode.default else {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Domino
 
-@Suite("Delivery modes")
+@Suite("Delivery modes", .checksLeaks)
 struct DeliveryModeTests {
     @Test func postingThreadModeRunsSynchronouslyBeforePostReturns() {
         let node = DominoNode()

@@ -7,7 +7,7 @@ struct PaymentFailed: CheckoutEvent { var reason: String }
 struct CartEmptied: CheckoutEvent {}
 struct CheckoutTotal: CheckoutEvent, Request { typealias Response = Int }
 
-@Suite("Group interceptors")
+@Suite("Group interceptors", .checksLeaks)
 struct EventGroupTests {
     @Test func groupInterceptorStopsEveryEventOfTheGroupAndNoOther() {
         let nodes = makeChain(2)

@@ -1,7 +1,7 @@
 import Testing
 @testable import Domino
 
-@Suite("Node graph: mounting, routes, deallocation")
+@Suite("Node graph: mounting, routes, deallocation", .checksLeaks)
 struct GraphTests {
     @Test func postTravelsFromPostingNodeUpToTheRoot() {
         let nodes = makeChain(4)

@@ -1,7 +1,7 @@
 import Testing
 @testable import Domino
 
-@Suite("Interceptors and propagation control")
+@Suite("Interceptors and propagation control", .checksLeaks)
 struct InterceptorTests {
     @Test func reformedValueReachesNodesFurtherUpButNotNodesAlreadyPassed() {
         let nodes = makeChain(3)

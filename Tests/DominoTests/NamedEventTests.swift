@@ -5,7 +5,7 @@ extension EventName {
     static let statistics: EventName = "Statistics"
 }
 
-@Suite("Named events")
+@Suite("Named events", .checksLeaks)
 struct NamedEventTests {
     @Test func namedEventReachesSubscribersUpTheRouteWithItsParameters() {
         let nodes = makeChain(2)

@@ -41,7 +41,7 @@ struct CountingValue: Counting {
     func count() { counter.increment() }
 }
 
-@Suite("Protocol events")
+@Suite("Protocol events", .checksLeaks)
 struct ProtocolEventTests {
     @Test func voidMethodNotifiesEveryTargetOnTheRouteInRouteOrder() {
         let nodes = makeChain(3)

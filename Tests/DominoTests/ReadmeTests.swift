@@ -45,7 +45,7 @@ final class ContentViewController {
 }
 // README-QUICK-START-END
 
-@Suite("README")
+@Suite("README", .checksLeaks)
 struct ReadmeTests {
     @Test @MainActor func quickStartDeliversTheTypedEventToTheContainer() {
         // Subscriptions default to the main thread; this test runs on the main actor,

@@ -1,7 +1,7 @@
 import Testing
 @testable import Domino
 
-@Suite("Requests")
+@Suite("Requests", .checksLeaks)
 struct RequestTests {
     @Test func firstNonNilAnswerOnTheRouteWins() {
         let nodes = makeChain(4)

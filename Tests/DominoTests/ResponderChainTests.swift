@@ -22,7 +22,7 @@ private struct Screen {
     }
 }
 
-@Suite("Responder chain")
+@Suite("Responder chain", .checksLeaks)
 struct ResponderChainTests {
     @Test func eventFromADeepViewReachesItsControllersWithoutMounting() {
         let screen = Screen()
@@ -209,7 +209,7 @@ private final class PlainResponder: DominoResponder, @unchecked Sendable {
     var nextDominoResponder: (any DominoResponder)? { nil }
 }
 
-@Suite("Responder chain under concurrency")
+@Suite("Responder chain under concurrency", .checksLeaks)
 struct ResponderChainConcurrencyTests {
     @Test func chainSwappedWhileThreadsPostDeliversEachPostExactlyOnce() {
         let first = PlainResponder(), second = PlainResponder()

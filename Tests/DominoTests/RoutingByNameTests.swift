@@ -55,7 +55,7 @@ final class FundViewController: UIViewController {
 }
 // README-SNIPPET-END routing-by-name
 
-@Suite("Routing named events by name (the responder-chain blog)")
+@Suite("Routing named events by name (the responder-chain blog)", .checksLeaks)
 struct RoutingByNameTests {
     @Test @MainActor func cellEventsReachTheControllersMethodsThroughTheResponderChain() {
         // Main-thread delivery is synchronous here, as on an app's main thread.

@@ -24,7 +24,7 @@ struct LoadProfile: Request {
     var user: String
 }
 
-@Suite("Swift concurrency: async sequences, async requests, main-actor handlers")
+@Suite("Swift concurrency: async sequences, async requests, main-actor handlers", .checksLeaks)
 struct SwiftConcurrencyTests {
     // MARK: Async sequences
 

@@ -1,7 +1,7 @@
 import Testing
 @testable import Domino
 
-@Suite("Tracing")
+@Suite("Tracing", .checksLeaks)
 struct TracingTests {
     @Test func tracedNodeReportsPostDeliveryReformAndStop() {
         let nodes = makeChain(3)

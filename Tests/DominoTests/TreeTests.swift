@@ -21,7 +21,7 @@ private struct Tree {
     var all: [DominoNode] { [root, a, b, a1, a2, b1] }
 }
 
-@Suite("Event tree: broadcast, raise, capture, deepest subscriber")
+@Suite("Event tree: broadcast, raise, capture, deepest subscriber", .checksLeaks)
 struct TreeTests {
     // MARK: Broadcast
 
@@ -119,7 +119,8 @@ struct TreeTests {
         let tree = Tree()
         let log = Log<String>()
         for node in tree.all {
-            node.subscribe(Ping.self, on: .postingThread) { log.append("\(node.label!):\($0.value)") }
+            let label = node.label!
+            node.subscribe(Ping.self, on: .postingThread) { log.append("\(label):\($0.value)") }
         }
         tree.a.reform(Ping.self) { $0.value *= 10 }
         tree.root.broadcast(Ping(value: 1))
@@ -130,7 +131,8 @@ struct TreeTests {
         let tree = Tree()
         let log = Log<String>()
         for node in tree.all {
-            node.subscribe("Theme", on: .postingThread) { log.append("\(node.label!):\($0.value("name", as: String.self) ?? "")") }
+            let label = node.label!
+            node.subscribe("Theme", on: .postingThread) { log.append("\(label):\($0.value("name", as: String.self) ?? "")") }
         }
         tree.b.broadcast("Theme", ["name": "dark"])
         #expect(log.entries == ["b:dark", "b1:dark"])
@@ -156,8 +158,9 @@ struct TreeTests {
         let tree = Tree()
         let log = Log<String>()
         for node in tree.all {
-            node.subscribe(Ping.self, phase: .raise, on: .postingThread) { _ in log.append("raise:\(node.label!)") }
-            node.subscribe(Ping.self, phase: .propagate, on: .postingThread) { _ in log.append("down:\(node.label!)") }
+            let label = node.label!
+            node.subscribe(Ping.self, phase: .raise, on: .postingThread) { _ in log.append("raise:\(label)") }
+            node.subscribe(Ping.self, phase: .propagate, on: .postingThread) { _ in log.append("down:\(label)") }
         }
         let result = tree.a2.raise(Ping(value: 1))
         #expect(log.entries == [
@@ -217,8 +220,9 @@ struct TreeTests {
         let nodes = makeChain(3)
         let log = Log<String>()
         for node in nodes {
-            node.subscribe(Ping.self, phase: .capture, on: .postingThread) { _ in log.append("capture:\(node.label!)") }
-            node.subscribe(Ping.self, on: .postingThread) { _ in log.append("bubble:\(node.label!)") }
+            let label = node.label!
+            node.subscribe(Ping.self, phase: .capture, on: .postingThread) { _ in log.append("capture:\(label)") }
+            node.subscribe(Ping.self, on: .postingThread) { _ in log.append("bubble:\(label)") }
         }
         let result = nodes[0].post(Ping(value: 1))
         #expect(log.entries == ["capture:n2", "capture:n1", "capture:n0", "bubble:n0", "bubble:n1", "bubble:n2"])

@@ -1,7 +1,7 @@
 import Testing
 @testable import Domino
 
-@Suite("Typed events")
+@Suite("Typed events", .checksLeaks)
 struct TypedEventTests {
     @Test func everySubscriberOnTheRouteIsNotifiedInSubscriptionOrder() {
         let nodes = makeChain(2)

@@ -1,7 +1,7 @@
 import Testing
 @testable import Domino
 
-@Suite("Unsubscribing")
+@Suite("Unsubscribing", .checksLeaks)
 struct UnsubscribeTests {
     @Test func cancelByTokenStopsDelivery() {
         let node = DominoNode()

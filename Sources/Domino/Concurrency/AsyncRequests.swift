@@ -146,6 +146,10 @@ final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncR
     init(owner: Owner, body: @escaping @Sendable (Owner, R) async -> R.Response?) {
         self.owner = owner
         self.body = body
+        super.init()
+        #if DEBUG
+        InstanceTracker.track(owner, "owner \(type(of: owner))")
+        #endif
     }
 
     override var isOrphaned: Bool { owner == nil }

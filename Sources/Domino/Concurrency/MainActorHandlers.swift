@@ -88,6 +88,9 @@ final class OwnedMainActorReceiver<Payload: Sendable, Owner: AnyObject & Sendabl
         self.owner = owner
         self.body = body
         super.init(delivery: .mainThread)
+        #if DEBUG
+        InstanceTracker.track(owner, "owner \(type(of: owner))")
+        #endif
     }
 
     override var isOrphaned: Bool { owner == nil }

@@ -224,6 +224,9 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
             value = target
         }
         super.init(delivery: delivery)
+        #if DEBUG
+        if let object { InstanceTracker.track(object, "target \(type(of: object))") }
+        #endif
     }
 
     /// True when the target is a value, which cannot be held weakly.

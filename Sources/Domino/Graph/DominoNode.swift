@@ -43,6 +43,9 @@ public final class DominoNode: @unchecked Sendable {
     public init(label: String? = nil) {
         self.label = label
         responderLink = nil
+        #if DEBUG
+        InstanceTracker.track(self, "node \(label ?? "unlabelled")")
+        #endif
     }
 
     /// Creates the node of a responder: its routes continue along the responder chain
@@ -59,6 +62,10 @@ public final class DominoNode: @unchecked Sendable {
         let link = ResponderLink(host: responder)
         responderLink = link
         graphLock.withExclusive { _ in registerLocked(responder: link) }
+        #if DEBUG
+        InstanceTracker.track(self, "node \(label ?? "unlabelled")")
+        InstanceTracker.track(responder, "responder \(type(of: responder))")
+        #endif
     }
 
     deinit {

@@ -54,6 +54,9 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject>: Receiver<Payload
         self.owner = owner
         self.body = body
         super.init(delivery: delivery)
+        #if DEBUG
+        InstanceTracker.track(owner, "owner \(type(of: owner))")
+        #endif
     }
 
     override var isOrphaned: Bool { owner == nil }
@@ -129,6 +132,10 @@ final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @uncheck
     init(owner: Owner, body: @escaping @Sendable (Owner, R) -> R.Response?) {
         self.owner = owner
         self.body = body
+        super.init()
+        #if DEBUG
+        InstanceTracker.track(owner, "owner \(type(of: owner))")
+        #endif
     }
 
     override var isOrphaned: Bool { owner == nil }
