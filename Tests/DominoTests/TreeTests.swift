@@ -127,6 +127,24 @@ struct TreeTests {
         #expect(log.entries == ["root:1", "a:10", "a1:10", "a2:10", "b:1", "b1:1"])
     }
 
+    @Test func broadcastReformerDoesNotLeakIntoASiblingBranchThroughANodeWithoutHandlers() {
+        // Found by the model-based test: a reformer at a1 must not reach b1 through b,
+        // which has no handlers of its own.
+        let tree = Tree()
+        let log = Log<String>()
+        tree.a1.reform(Ping.self) { $0.value += 100 }
+        tree.a.intercept(Ping.self) { _ in .proceed }
+        tree.a1.intercept(Ping.self) { _ in .stop }
+        let below = DominoNode(label: "below")
+        below.mount(at: tree.a1)
+        for node in [tree.a1, tree.b1, below] {
+            let label = node.label!
+            node.subscribe(Ping.self, on: .postingThread) { log.append("\(label):\($0.value)") }
+        }
+        tree.root.broadcast(Ping(value: 1))
+        #expect(log.entries == ["a1:101", "b1:1"])
+    }
+
     @Test func broadcastOfANamedEventReachesItsSubscribers() {
         let tree = Tree()
         let log = Log<String>()

@@ -77,12 +77,17 @@ extension DominoNode {
 
     // MARK: The walk down
 
-    /// Collects the stages of `key` in the subtrees of `roots`. Shared lock held.
+    /// Collects the stages of `key` in the subtrees of `roots`, with each stage's
+    /// depth and nearest ancestor stage. Shared lock held.
     private static func collectDown(_ key: SlotKey, from roots: [NodeLink], into plan: inout Plan, traceAll: Bool) {
         let groupsExist = GraphSettings.groupsExist
         var visited = Set<NodeLink>()
+        // The stages on the path from the root to the node being visited. Every
+        // visited node pops the ones that are not its ancestors, stage or not.
+        var open: [(depth: Int, stage: Int)] = []
         Route.walkDown(from: roots, visited: &visited) { node, depth in
             plan.nodesVisited += 1
+            while let last = open.last, last.depth >= depth { open.removeLast() }
             var table: HandlerTable?
             var groups: HandlerTable?
             for index in node.slots.indices {
@@ -92,7 +97,10 @@ extension DominoNode {
             }
             if table == nil && groups == nil { return }
             plan.stages.append(stage(table ?? HandlerTable.empty, at: node, traceAll: traceAll))
-            plan.extra().depths.append(depth)
+            let extras = plan.extra()
+            extras.depths.append(depth)
+            extras.ancestors.append(open.last?.stage ?? -1)
+            open.append((depth, plan.stages.count - 1))
             if let groups { plan.addGroups(groups) }
         }
     }
@@ -159,22 +167,27 @@ extension DominoNode {
             }
         }
 
-        // Down the subtrees, pre-order. A reformed value applies to its node's subtree:
-        // `reformed` holds the values in force, innermost last, with their depths.
-        var reformed: [(depth: Int, value: Payload)] = []
-        var prunedBelow: Int?
+        // Down the subtrees, pre-order. A stage inherits from its nearest ancestor
+        // stage: the value as reformed there, and whether an interceptor above kept
+        // the event out of its subtree.
+        let ancestors = down.extras?.ancestors ?? []
+        var reformed: [Int: Payload] = [:]       // by stage, for stages with reformers
+        var source = [Int](repeating: -1, count: down.stages.count)
+        var excluded = [Bool](repeating: false, count: down.stages.count)
+        var intercepted = [Bool](repeating: false, count: down.stages.count)
         for index in 0..<down.stages.count where stopReason == nil {
             let stage = down.stages[index]
-            let depth = down.extras!.depths[index]
-            if let limit = prunedBelow {
-                if depth > limit { continue }
-                prunedBelow = nil
+            let ancestor = ancestors[index]
+            if ancestor >= 0 {
+                source[index] = source[ancestor]
+                excluded[index] = excluded[ancestor] || intercepted[ancestor]
             }
-            while let last = reformed.last, last.depth >= depth { reformed.removeLast() }
-            var current = reformed.last?.value ?? value
+            if excluded[index] { continue }
+            var current = source[index] >= 0 ? reformed[source[index]]! : value
             if !stage.table.reformers.isEmpty {
                 Self.reform(&current, at: stage, eventName: eventName)
-                reformed.append((depth, current))
+                reformed[index] = current
+                source[index] = index
             }
             let propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
             if let stop = propagation.requestedStop {
@@ -182,7 +195,7 @@ extension DominoNode {
                 break
             }
             if !stage.table.interceptors.isEmpty || down.hasGroups, Self.intercepts(current, at: index, of: down) {
-                prunedBelow = depth
+                intercepted[index] = true
                 if stage.traced || down.originTraced {
                     Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
                 }

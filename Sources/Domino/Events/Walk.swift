@@ -51,8 +51,11 @@ struct Plan {
         var groups: ContiguousArray<HandlerTable?> = []
         /// The capture-phase stages of a post, in route order (run in reverse).
         var captures: ContiguousArray<Stage> = []
-        /// For walks down (broadcast, raise): each stage's depth below its start.
+        /// For walks down: each stage's depth below its start.
         var depths: ContiguousArray<Int> = []
+        /// For walks down: each stage's nearest ancestor stage in the walk's tree, or
+        /// -1 (what it inherits reformed values and interceptions from).
+        var ancestors: ContiguousArray<Int> = []
     }
 
     /// The extras, created on first use.
