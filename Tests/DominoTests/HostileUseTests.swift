@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// A host that posts from its deinit, as a screen reporting that it closed.
+private final class ClosingScreen {
+    let domino = DominoNode(label: "closing")
+    deinit {
+        domino.post(Pong(text: "closed"))
+    }
+}
+
+@Suite("Hostile use", .checksLeaks)
+struct HostileUseTests {
+    @Test func runawayRecursiveRequestIsCutOffAndReported() {
+        let node = DominoNode(label: "asking")
+        let depth = Counter()
+        node.respond(to: Ask.self) { [unowned node] ask in
+            depth.increment()
+            return node.request(Ask(question: ask.question + "?"))
+        }
+        var answer: String?
+        let diagnostics = Diagnostics.capture { answer = node.request(Ask(question: "q")) }
+        #expect(answer == nil)
+        #expect(depth.value == DominoNode.maximumNestingDepth)
+        #expect(diagnostics.map(\.code) == [.nestingLimitExceeded])
+    }
+
+    @Test func runawayRecursiveBroadcastIsCutOffAndReported() {
+        let node = DominoNode(label: "echo")
+        let depth = Counter()
+        node.subscribe(Ping.self, on: .postingThread) { [unowned node] ping in
+            depth.increment()
+            node.broadcast(Ping(value: ping.value + 1))
+        }
+        let diagnostics = Diagnostics.capture { node.broadcast(Ping(value: 0)) }
+        #expect(depth.value == DominoNode.maximumNestingDepth)
+        #expect(diagnostics.map(\.code) == [.nestingLimitExceeded])
+    }
+
+    @Test func hostPostingFromItsDeinitReachesTheNodesAbove() {
+        let parent = DominoNode(label: "parent")
+        let log = Log<String>()
+        parent.subscribe(Pong.self, on: .postingThread) { log.append($0.text) }
+        var screen: ClosingScreen? = ClosingScreen()
+        screen!.domino.mount(at: parent)
+        screen = nil
+        #expect(log.entries == ["closed"])
+        #expect(parent.children.isEmpty)
+    }
+
+    @Test func hostPostingFromItsDeinitInsideAWalkIsSafe() {
+        let parent = DominoNode(label: "parent")
+        let log = Log<String>()
+        let box = StrongBox<ClosingScreen>(ClosingScreen())
+        box.value!.domino.mount(at: parent)
+        parent.subscribe(Pong.self, on: .postingThread) { log.append($0.text) }
+        parent.subscribe(Ping.self, on: .postingThread) { _ in box.value = nil }   // the deinit posts, nested
+        box.value!.domino.post(Ping(value: 1))
+        #expect(log.entries == ["closed"])
+    }
+
+    @Test func hugeParameterDictionaryIsDeliveredAndReformedWhole() {
+        let nodes = makeChain(2)
+        var parameters: [String: any Sendable] = [:]
+        for index in 0..<100_000 { parameters["key\(index)"] = index }
+        let sizes = Log<Int>()
+        nodes[1].reform("Bulk") { $0.parameters["reformed"] = true }
+        nodes[1].subscribe("Bulk", on: .postingThread) { sizes.append($0.parameters.count) }
+        nodes[0].post("Bulk", parameters)
+        #expect(sizes.entries == [100_001])
+    }
+
+    @Test func thousandsOfSubscriptionsOnOneNodeAreCalledInOrderAndCancelled() {
+        let node = DominoNode(label: "crowded")
+        let order = Log<Int>()
+        var subscriptions = (0..<5_000).map { index in
+            node.subscribe(Ping.self, on: .postingThread) { _ in order.append(index) }
+        }
+        let result = node.post(Ping(value: 1))
+        #expect(result.deliveries == 5_000)
+        #expect(order.entries == Array(0..<5_000))
+        var random = SeededGenerator(seed: 7)
+        subscriptions.shuffle(using: &random)
+        for subscription in subscriptions { subscription.cancel() }
+        #expect(node.subscriptionCount == 0)
+        #expect(!node.post(Ping(value: 2)).wasDelivered)
+    }
+
+    @Test func parentWithTenThousandChildrenOutlivesThemAndTheyOutliveIt() {
+        let parent = DominoNode(label: "list")
+        var children = (0..<10_000).map { DominoNode(label: "cell\($0)") }
+        for child in children { child.mount(at: parent) }
+        let counter = Counter()
+        for child in children { child.subscribe(Ping.self, on: .postingThread) { _ in counter.increment() } }
+        parent.broadcast(Ping(value: 1))
+        #expect(counter.value == 10_000)
+        children.removeAll()                       // cells go first
+        #expect(parent.children.isEmpty)
+        var orphans = (0..<10_000).map { _ in DominoNode() }
+        var list: DominoNode? = DominoNode(label: "second list")
+        for child in orphans { child.mount(at: list!) }
+        list = nil                                 // the list goes first
+        #expect(orphans.allSatisfy { $0.parents.isEmpty })
+        orphans.removeAll()
+    }
+
+    @Test func mountingEveryNodeOfAChainAtItsBottomIsSurvived() {
+        let nodes = makeChain(50)
+        let log = Log<String>()
+        for node in nodes { record(Ping.self, at: node, into: log) }
+        let diagnostics = Diagnostics.capture {
+            for node in nodes.dropFirst() { node.mount(at: nodes[0]) }
+        }
+        nodes[0].post(Ping(value: 1))
+        #expect(diagnostics.count == 49)
+        #expect(diagnostics.allSatisfy { $0.code == .mountCycle })
+        #expect(log.count == 50)                   // each node once
+    }
+}
