@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Domino
+import DominoTesting
 
 /// window > root (controller) > root.view > panel > content (controller) > content.view > card > button
 private struct Screen {
@@ -26,12 +27,12 @@ private struct Screen {
 struct ResponderChainTests {
     @Test func eventFromADeepViewReachesItsControllersWithoutMounting() {
         let screen = Screen()
-        let log = Log<String>()
-        record(Ping.self, at: screen.content.domino, into: log)
-        record(Ping.self, at: screen.root.domino, into: log)
-        record(Ping.self, at: screen.window.domino, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.domino)
+        recorder.record(Ping.self, at: screen.root.domino)
+        recorder.record(Ping.self, at: screen.window.domino)
         let result = screen.button.domino.post(Ping(value: 1))
-        #expect(log.entries == ["content", "root", "window"])
+        #expect(recorder.nodes == ["content", "root", "window"])
         // Responders without a node (card, panel, the controllers' views) are skipped.
         #expect(result.nodesVisited == 4)
     }
@@ -47,28 +48,28 @@ struct ResponderChainTests {
     @Test func responderSuccessorComesBeforeMountedParents() {
         let screen = Screen()
         let manager = DominoNode(label: "manager")
-        let log = Log<String>()
+        let recorder = EventRecorder()
         let analytics = DominoNode(label: "analytics")
         screen.card.domino.mount(at: analytics)
-        record(Ping.self, at: analytics, into: log)
-        record(Ping.self, at: screen.content.domino, into: log)
-        record(Ping.self, at: screen.root.domino, into: log)
+        recorder.record(Ping.self, at: analytics)
+        recorder.record(Ping.self, at: screen.content.domino)
+        recorder.record(Ping.self, at: screen.root.domino)
         manager.mount(at: screen.card.domino)
         manager.post(Ping(value: 1))
         // manager > card, then card's responder chain (content, root) before its mount.
-        #expect(log.entries == ["content", "root", "analytics"])
+        #expect(recorder.nodes == ["content", "root", "analytics"])
         #expect(manager.route.map(\.description) == ["manager", "card", "content", "root", "analytics"])
     }
 
     @Test func nodeReachedBothByTheChainAndByAMountIsDeliveredOnce() {
         let screen = Screen()
-        let log = Log<String>()
+        let recorder = EventRecorder()
         screen.button.domino.mount(at: screen.content.domino)
         screen.button.domino.mount(at: screen.root.domino)
-        record(Ping.self, at: screen.content.domino, into: log)
-        record(Ping.self, at: screen.root.domino, into: log)
+        recorder.record(Ping.self, at: screen.content.domino)
+        recorder.record(Ping.self, at: screen.root.domino)
         let result = screen.button.domino.post(Ping(value: 1))
-        #expect(log.entries == ["content", "root"])
+        #expect(recorder.nodes == ["content", "root"])
         #expect(result.deliveries == 2)
     }
 
@@ -76,13 +77,13 @@ struct ResponderChainTests {
         let screen = Screen()
         let other = SimViewController("other")
         screen.root.addChild(other, into: screen.root.view)
-        let log = Log<String>()
-        record(Ping.self, at: screen.content.domino, into: log)
-        record(Ping.self, at: other.domino, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.domino)
+        recorder.record(Ping.self, at: other.domino)
         screen.button.domino.post(Ping(value: 1))
         other.view.addSubview(screen.button)     // the button moves to another screen
         screen.button.domino.post(Ping(value: 2))
-        #expect(log.entries == ["content", "other"])
+        #expect(recorder.nodes == ["content", "other"])
         #expect(screen.button.domino.responderSuccessor === other.domino)
     }
 
@@ -92,10 +93,10 @@ struct ResponderChainTests {
         let screen = Screen()
         let manager = DominoNode(label: "DDDManager")
         manager.mount(at: screen.content.domino)
-        let log = Log<String>()
-        record(Ping.self, at: screen.root.domino, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.root.domino)
         manager.post(Ping(value: 1))
-        #expect(log.entries == ["root"])
+        #expect(recorder.nodes == ["root"])
     }
 
     @Test func requestsAndProtocolEventsFollowTheChain() {
@@ -122,8 +123,8 @@ struct ResponderChainTests {
 
     @Test func responderNodesDoNotKeepTheirHostsAlive() {
         var screen: Screen? = Screen()
-        let log = Log<String>()
-        record(Ping.self, at: screen!.root.domino, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen!.root.domino)
         screen!.button.domino.post(Ping(value: 1))
         let weakButton = WeakBox(screen!.button)
         let weakRoot = WeakBox(screen!.root)
@@ -132,19 +133,19 @@ struct ResponderChainTests {
         #expect(weakButton.value == nil)
         #expect(weakRoot.value == nil)
         #expect(weakWindow.value == nil)
-        #expect(log.entries == ["root"])
+        #expect(recorder.nodes == ["root"])
     }
 
     @Test func deallocatedSuccessorDropsOutOfTheRoute() {
         let screen = Screen()
         var other: SimViewController? = SimViewController("other")
         other!.view.addSubview(screen.button)
-        let log = Log<String>()
-        record(Ping.self, at: other!.domino, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: other!.domino)
         screen.button.domino.post(Ping(value: 1))
         other = nil                              // the button's only superview chain is gone
         let result = screen.button.domino.post(Ping(value: 2))
-        #expect(log.entries == ["other"])
+        #expect(recorder.nodes == ["other"])
         #expect(result.nodesVisited == 1)
         #expect(screen.button.domino.responderSuccessor == nil)
     }
@@ -174,15 +175,15 @@ struct ResponderChainTests {
     @Test func chainLeadingBackBelowANodeIsVisitedOnce() {
         let screen = Screen()
         // The root controller's node is mounted below the button: a cycle through the chain.
-        let log = Log<String>()
+        let recorder = EventRecorder()
         for node in [screen.button.domino, screen.content.domino, screen.root.domino] {
-            record(Ping.self, at: node, into: log)
+            recorder.record(Ping.self, at: node)
         }
         let diagnostics = Diagnostics.capture {
             screen.root.domino.mount(at: screen.button.domino)
             screen.button.domino.post(Ping(value: 1))
         }
-        #expect(log.entries == ["button", "content", "root"])
+        #expect(recorder.nodes == ["button", "content", "root"])
         #expect(diagnostics.map(\.code).contains(.mountCycle))
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import Domino
+import DominoTesting
 
 /// root > [a > [a1, a2], b > [b1]]
 private struct Tree {
@@ -27,20 +28,20 @@ struct TreeTests {
 
     @Test func broadcastReachesEveryDescendantInPreOrderWithChildrenInMountOrder() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in tree.all { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all)
         let result = tree.root.broadcast(Ping(value: 1))
-        #expect(log.entries == ["root", "a", "a1", "a2", "b", "b1"])
+        #expect(recorder.nodes == ["root", "a", "a1", "a2", "b", "b1"])
         #expect(result.deliveries == 6)
         #expect(result.nodesVisited == 6)
     }
 
     @Test func broadcastFromAnInnerNodeStaysInItsSubtree() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in tree.all { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all)
         tree.a.broadcast(Ping(value: 1))
-        #expect(log.entries == ["a", "a1", "a2"])
+        #expect(recorder.nodes == ["a", "a1", "a2"])
     }
 
     @Test func broadcastReachesANodeBelowTwoParentsOnce() {
@@ -48,20 +49,20 @@ struct TreeTests {
         let shared = DominoNode(label: "shared")
         shared.mount(at: tree.a1)
         shared.mount(at: tree.b1)
-        let log = Log<String>()
-        for node in tree.all + [shared] { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all + [shared])
         tree.root.broadcast(Ping(value: 1))
-        #expect(log.entries == ["root", "a", "a1", "shared", "a2", "b", "b1"])
+        #expect(recorder.nodes == ["root", "a", "a1", "shared", "a2", "b", "b1"])
     }
 
     @Test func broadcastThroughACycleReachesEachNodeOnce() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in tree.all { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all)
         Diagnostics.capture { tree.root.mount(at: tree.b1) }
         tree.a.broadcast(Ping(value: 1))
         tree.root.broadcast(Ping(value: 2))
-        #expect(log.entries == ["a", "a1", "a2", "root", "a", "a1", "a2", "b", "b1"])
+        #expect(recorder.nodes == ["a", "a1", "a2", "root", "a", "a1", "a2", "b", "b1"])
     }
 
     @Test func childrenAreHeldWeaklyAndDropOutWhenTheyDeallocate() {
@@ -69,34 +70,34 @@ struct TreeTests {
         var child: DominoNode? = DominoNode(label: "child")
         child!.mount(at: root)
         let weakChild = WeakBox(child)
-        let log = Log<String>()
-        record(Ping.self, at: child!, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: child!)
         root.broadcast(Ping(value: 1))
         #expect(root.children.map(\.description) == ["child"])
         child = nil
         #expect(weakChild.value == nil)
         #expect(root.children.isEmpty)
         #expect(root.broadcast(Ping(value: 2)).nodesVisited == 1)
-        #expect(log.entries == ["child"])
+        #expect(recorder.nodes == ["child"])
     }
 
     @Test func broadcastInterceptorKeepsTheEventOutOfItsSubtreeOnly() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in tree.all { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all)
         tree.a.intercept(Ping.self) { _ in .stop }
         let result = tree.root.broadcast(Ping(value: 1))
-        #expect(log.entries == ["root", "a", "b", "b1"])
+        #expect(recorder.nodes == ["root", "a", "b", "b1"])
         #expect(result.stopReason == nil)
     }
 
     @Test func broadcastStopConsumesTheEventForEveryNodeNotYetReached() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in tree.all { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all)
         tree.a1.subscribe(Ping.self, on: .postingThread) { _, propagation in propagation.stop() }
         let result = tree.root.broadcast(Ping(value: 1))
-        #expect(log.entries == ["root", "a", "a1"])
+        #expect(recorder.nodes == ["root", "a", "a1"])
         #expect(result.stopReason == .subscriber)
         #expect(result.stoppedAt == "a1")
     }
@@ -164,10 +165,10 @@ struct TreeTests {
         controller.view.addSubview(cell)
         let controllerNode = controller.domino   // nodes exist before the chain is read
         cell.domino.refreshResponderChain()
-        let log = Log<String>()
-        record(Ping.self, at: cell.domino, into: log)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: cell.domino)
         controllerNode.broadcast(Ping(value: 1))
-        #expect(log.entries == ["cell"])
+        #expect(recorder.nodes == ["cell"])
     }
 
     // MARK: Raise and propagate
@@ -194,10 +195,10 @@ struct TreeTests {
         leaf.mount(at: left)
         leaf.mount(at: right)
         sibling.mount(at: right)
-        let log = Log<String>()
-        for node in [left, right, leaf, sibling] { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [left, right, leaf, sibling])
         leaf.raise(Ping(value: 1))
-        #expect(log.entries == ["left", "leaf", "right", "sibling"])
+        #expect(recorder.nodes == ["left", "leaf", "right", "sibling"])
     }
 
     @Test func raiseConsumedOnTheWayUpReachesNoOtherHandler() {
@@ -216,11 +217,11 @@ struct TreeTests {
 
     @Test func raiseConsumedDuringPropagationStopsTheNodesAfter() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in tree.all { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all)
         tree.a2.subscribe(Ping.self, on: .postingThread) { _, propagation in propagation.stop() }
         tree.b1.raise(Ping(value: 1))
-        #expect(log.entries == ["root", "a", "a1", "a2"])
+        #expect(recorder.nodes == ["root", "a", "a1", "a2"])
     }
 
     @Test func raiseOfANamedEventRunsBothStages() {
@@ -308,20 +309,20 @@ struct TreeTests {
         let tree = Tree()
         let deep = DominoNode(label: "deep")
         deep.mount(at: tree.a1)
-        let log = Log<String>()
-        for node in tree.all + [deep] { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: tree.all + [deep])
         let result = tree.root.deliverToDeepestSubscriber(Ping(value: 1))
-        #expect(log.entries == ["deep"])
+        #expect(recorder.nodes == ["deep"])
         #expect(result.deliveries == 1)
     }
 
     @Test func deepestAmongEquallyDeepNodesIsInTheMostRecentlyMountedBranch() {
         let tree = Tree()
-        let log = Log<String>()
-        for node in [tree.a1, tree.a2, tree.b1] { record(Ping.self, at: node, into: log) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [tree.a1, tree.a2, tree.b1])
         tree.root.deliverToDeepestSubscriber(Ping(value: 1))
         tree.a.deliverToDeepestSubscriber(Ping(value: 2))
-        #expect(log.entries == ["b1", "a2"])
+        #expect(recorder.nodes == ["b1", "a2"])
     }
 
     @Test func deepestDeliveryGoesToTheMostRecentSubscriberAtThatNode() {
