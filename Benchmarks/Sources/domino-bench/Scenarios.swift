@@ -45,7 +45,7 @@ enum Scenarios {
             ("request.depth10", { requestDepth10() }),
             ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
             ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
-        ] + later()
+        ] + signals() + later()
         return builders
             .filter { name, _ in filter.map { matches(name, $0) } ?? true }
             .map { name, build in
@@ -251,14 +251,44 @@ enum Scenarios {
         }
     }
 
-    // MARK: Later: signals and broadcast
+    // MARK: Signals
+
+    /// The signal scenarios; none where the OS lacks the runtime support for
+    /// parameter packs that `Signal` needs.
+    static func signals() -> [(String, () -> Scenario)] {
+        guard #available(macOS 14, *) else { return [] }
+        return [
+            ("signal.fire.1", { signalFire(1) }),
+            ("signal.fire.10", { signalFire(10) }),
+        ]
+    }
+
+    /// A one-value signal fired to `count` observers: the same shape as
+    /// `combine.send.N` (one subject, N sinks). Each observer is its own object, as
+    /// signal observers are, and is passed into the callback, which ignores it.
+    @available(macOS 14, *)
+    static func signalFire(_ count: Int) -> Scenario {
+        let counter = Counter()
+        let signal = Signal<Int>()
+        let observers = (0..<count).map { _ in SignalObserverObject() }
+        for observer in observers {
+            signal.addObserver(observer) { _, _ in counter.bump() }
+        }
+        return Scenario(
+            name: "signal.fire.\(count)",
+            baseline: "combine.send.\(count)", target: count == 1 ? .atMost(0.33) : .atMost(0.2),
+            deliveriesPerOperation: count, counter: counter, keepAlive: [signal] + observers
+        ) { iterations in
+            for value in 0..<iterations { signal.fire(value) }
+            return iterations
+        }
+    }
+
+    // MARK: Later: broadcast
 
     /// Scenarios for features the library does not have yet; add them here when it
     /// does, and they join the rounds and the report with no other change:
     ///
-    /// - `signal.fire.1` / `signal.fire.10`: a typed signal fired to 1 / 10
-    ///   subscribers; baseline `combine.send.1` / `combine.send.10` (the same shape:
-    ///   one subject, N sinks).
     /// - `broadcast.tree1111`: one event broadcast down from the root of a tree of
     ///   1,111 nodes (1 + 10 + 100 + 1,000), each with a subscriber.
     ///
@@ -268,6 +298,9 @@ enum Scenarios {
         []
     }
 }
+
+/// An observer of `signal.fire.N`: an object, as signal observers are.
+final class SignalObserverObject {}
 
 /// `depth + 1` nodes, each mounted at the one before: `top` is the root and
 /// `bottom` is `depth` levels below it. Built top-down, the way a UI tree grows.

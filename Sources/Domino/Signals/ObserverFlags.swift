@@ -1,0 +1,101 @@
+/// The state of one signal observer that a firing thread reads without a lock.
+///
+/// A fire reads an observer's flags once per delivery, from any thread, while
+/// `cancel()` or a change of ``SignalObserver/cancelsAfterNextFire`` may write them
+/// from another: the word must be atomic. `Synchronization.Atomic` would be the
+/// natural type, but it needs iOS 18 / macOS 15 and signals deploy to iOS 17 /
+/// macOS 14. The standard library's own word-sized primitives used below are
+/// `@_transparent` / `@_alwaysEmitIntoClient`: they compile to one instruction each
+/// (an acquiring load, a sequentially consistent compare-and-swap) on every OS
+/// version, need nothing from the runtime, and the thread sanitizer sees them as the
+/// atomics they are.
+///
+/// The word lives in its own allocation so that its address never moves; it holds a
+/// small bit set, stored as a pointer's bit pattern because that is the type those
+/// primitives take. It is never dereferenced.
+@usableFromInline
+struct ObserverFlags: @unchecked Sendable {
+    // Computed, not stored, so that inlined code folds them to constants.
+
+    /// Cancelled or removed: no delivery starts afterwards, queued ones included.
+    @inlinable static var cancelled: UInt { 1 << 0 }
+    /// A ``SignalObserver/cancelsAfterNextFire`` observer whose one delivery was
+    /// claimed by a fire: later fires skip it, the claimed delivery still runs.
+    @inlinable static var spent: UInt { 1 << 1 }
+    /// ``SignalObserver/cancelsAfterNextFire`` is on.
+    @inlinable static var cancelsAfterNextFire: UInt { 1 << 2 }
+    /// The delivery mode is ``DeliveryMode/postingThread``: the fire path tests this
+    /// bit instead of copying the mode (and retaining its queue) under the lock.
+    @inlinable static var postingThread: UInt { 1 << 3 }
+
+    /// Cancelled or spent: fires skip the observer.
+    @inlinable static var ended: UInt { cancelled | spent }
+
+    @usableFromInline let word: UnsafeMutablePointer<UnsafeRawPointer?>
+
+    init(_ initial: UInt) {
+        word = .allocate(capacity: 1)
+        word.initialize(to: UnsafeRawPointer(bitPattern: initial))
+    }
+
+    /// Frees the word; called once, by the owning observer's deinit.
+    func deallocate() {
+        word.deinitialize(count: 1)
+        word.deallocate()
+    }
+
+    /// The current flags (an acquiring load).
+    @inlinable
+    func load() -> UInt {
+        // The primitive is typed for class references; it only loads the word and
+        // hands back its bit pattern, without retaining or dereferencing it.
+        let target = UnsafeMutableRawPointer(word).assumingMemoryBound(to: FlagWord?.self)
+        guard let bits = _stdlib_atomicAcquiringLoadARCRef(object: target) else { return 0 }
+        return UInt(bitPattern: bits.toOpaque())
+    }
+
+    /// Sets `bits`; returns the flags as they were before.
+    @discardableResult
+    func insert(_ bits: UInt) -> UInt {
+        update { $0 | bits }
+    }
+
+    /// Clears `bits`; returns the flags as they were before.
+    @discardableResult
+    func remove(_ bits: UInt) -> UInt {
+        update { $0 & ~bits }
+    }
+
+    /// Sets `bits` unless one of `blockers` is set; true when it did.
+    @usableFromInline
+    func insert(_ bits: UInt, unlessAnyOf blockers: UInt) -> Bool {
+        var expected = load()
+        while expected & blockers == 0 {
+            if exchange(expected: &expected, desired: expected | bits) { return true }
+        }
+        return false
+    }
+
+    private func update(_ transform: (UInt) -> UInt) -> UInt {
+        var expected = load()
+        while !exchange(expected: &expected, desired: transform(expected)) {}
+        return expected
+    }
+
+    /// One compare-and-swap; on failure `expected` becomes the current value.
+    @inline(__always)
+    private func exchange(expected: inout UInt, desired: UInt) -> Bool {
+        var current = UnsafeRawPointer(bitPattern: expected)
+        let won = _stdlib_atomicCompareExchangeStrongPtr(
+            object: word,
+            expected: &current,
+            desired: UnsafeRawPointer(bitPattern: desired)
+        )
+        expected = UInt(bitPattern: current)
+        return won
+    }
+}
+
+/// Only names the type the atomic load primitive wants; never instantiated.
+@usableFromInline
+final class FlagWord {}

@@ -1,0 +1,228 @@
+/// The state of one ``Signal`` apart from its values, shared by the signal and its
+/// observers' handles.
+///
+/// It is a separate object so that a handle can cancel itself without keeping the
+/// signal alive: the signal owns the core, the core's list owns the entries, and
+/// each entry owns the core. The signal's deinit empties the list (``close()``),
+/// which ends that cycle.
+///
+/// Only the last values fired depend on the signal's value types; they live in the
+/// subclass ``TypedSignalCore``. Everything here compiles once, concretely: generic
+/// code over a parameter pack that is not specialized looks type metadata up at run
+/// time, which would cost more than the whole fire.
+///
+/// Invariants:
+/// - Every `var` below (and each list's reader count) is read and written only
+///   under `mutex`, which is why the runtime's exclusivity checks are switched off
+///   for them.
+/// - A list with readers stays alive: it is `list`, or it is in `retired` (see
+///   ``ObserverList``).
+/// - No user code runs under the lock and no user object's last release happens
+///   under it: whatever a change takes out (entries, lists, earlier values, a
+///   replaced hook) is handed back and released after unlocking.
+@usableFromInline
+class SignalCore: @unchecked Sendable {
+    typealias Hook = @Sendable (SignalObserver) -> Void
+
+    private let mutex: UnsafeMutableRawPointer
+
+    /// The current observers.
+    @usableFromInline @exclusivity(unchecked) var list = ObserverList([])
+    /// How many fires are reading `list`. Kept here rather than in the list so that
+    /// a fire that ends while its list is still current touches only the core.
+    @usableFromInline @exclusivity(unchecked) var listReaders = 0
+    /// Lists replaced while fires were reading them, each with its own count of
+    /// readers; each leaves with its last reader.
+    @exclusivity(unchecked) var retired: [ObserverList] = []
+    @exclusivity(unchecked) var maxObservers: Int
+    @exclusivity(unchecked) var observerAdded: Hook?
+    @exclusivity(unchecked) var observerRemoved: Hook?
+    /// Set when the signal deallocates: hooks are no longer called.
+    @exclusivity(unchecked) var isClosed = false
+
+    /// The signal's type, as `Signal<Int, String>`, for descriptions and diagnostics.
+    let typeName: String
+
+    init(typeName: String, maxObservers: Int) {
+        self.typeName = typeName
+        self.maxObservers = maxObservers
+        mutex = .allocate(byteCount: PlatformMutex.size, alignment: 16)
+        PlatformMutex.initialize(mutex)
+    }
+
+    deinit {
+        PlatformMutex.destroy(mutex)
+        mutex.deallocate()
+    }
+
+    @usableFromInline
+    final func lock() {
+        PlatformMutex.lock(mutex)
+    }
+
+    @usableFromInline
+    final func unlock() {
+        PlatformMutex.unlock(mutex)
+    }
+
+    @inline(__always)
+    final func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
+    // MARK: The list
+
+    /// The current observers. Lock held.
+    final var observers: [SignalObserver] {
+        list.entries
+    }
+
+    /// Makes `entries` the current list. Lock held. Returns the list it replaced,
+    /// for the caller to release after unlocking (it may hold the last reference to
+    /// an entry); while fires still read it, `retired` keeps it alive for them.
+    final func replaceLocked(with entries: [SignalObserver]) -> ObserverList {
+        let previous = list
+        list = ObserverList(entries)
+        if listReaders > 0 {
+            previous.readers = listReaders
+            retired.append(previous)
+            listReaders = 0
+        }
+        return previous
+    }
+
+    /// Counts a fire in as a reader of the current list, which it may then use
+    /// unretained until ``endReading(_:)``. Lock held. Nil when there are no
+    /// observers: nothing to read, nothing to end.
+    @inlinable
+    final func beginReadingLocked() -> Unmanaged<ObserverList>? {
+        if list.count == 0 { return nil }
+        listReaders += 1
+        return Unmanaged.passUnretained(list)
+    }
+
+    /// Counts a fire out; the last reader of a replaced list lets it go.
+    @usableFromInline
+    final func endReading(_ reading: Unmanaged<ObserverList>) {
+        lock()
+        if reading.toOpaque() == Unmanaged.passUnretained(list).toOpaque() {
+            listReaders -= 1
+            unlock()
+            return
+        }
+        let finished = endReadingRetiredLocked(reading)
+        unlock()
+        // Released here, after unlocking: it may hold an entry's last reference.
+        withExtendedLifetime(finished) {}
+    }
+
+    /// `endReading` for a list that was replaced meanwhile: returns it when this
+    /// was its last reader. Lock held.
+    private final func endReadingRetiredLocked(_ reading: Unmanaged<ObserverList>) -> ObserverList? {
+        guard let index = retired.firstIndex(where: { $0 === reading.takeUnretainedValue() }) else { return nil }
+        retired[index].readers -= 1
+        return retired[index].readers == 0 ? retired.remove(at: index) : nil
+    }
+
+    // MARK: Adding and removing
+
+    /// Appends `entry`. Returns the observer count, the limit and the hook to call.
+    final func add(_ entry: SignalObserver) -> (count: Int, limit: Int, hook: Hook?) {
+        lock()
+        let entries = observers + [entry]
+        let previous = replaceLocked(with: entries)
+        let result = (entries.count, maxObservers, isClosed ? nil : observerAdded)
+        unlock()
+        withExtendedLifetime(previous) {}
+        return result
+    }
+
+    /// Removes `targets` from the list, marking them cancelled first when
+    /// `cancelling`, and calls `observerRemoved` for each one that was still listed,
+    /// on this thread, after unlocking.
+    ///
+    /// Entries spent by a one-shot fire and entries whose observer died are removed
+    /// without the cancelled mark: a spent observer's claimed delivery may still be
+    /// queued and must run.
+    @usableFromInline
+    final func remove(_ targets: [SignalObserver], cancelling: Bool) {
+        guard !targets.isEmpty else { return }
+        if cancelling {
+            // Before the lock, so that fires already running see it as soon as possible.
+            for entry in targets { entry.flags.insert(ObserverFlags.cancelled) }
+        }
+        var removed: [SignalObserver] = []
+        lock()
+        var kept = observers
+        kept.removeAll { entry in
+            guard targets.contains(where: { $0 === entry }) else { return false }
+            removed.append(entry)
+            return true
+        }
+        let previous = removed.isEmpty ? nil : replaceLocked(with: kept)
+        let hook = isClosed ? nil : observerRemoved
+        unlock()
+        // Released after unlocking: they may hold an entry's last reference.
+        withExtendedLifetime(previous) {}
+        if let hook {
+            for entry in removed { hook(entry) }
+        }
+    }
+
+    /// Removes every observer whose object has deallocated, calling
+    /// `observerRemoved` for each; returns how many observers remain.
+    @discardableResult
+    final func purge() -> Int {
+        let snapshot = withLock { observers }
+        // Outside the lock: a liveness check retains and releases the observer, and
+        // that release may be its last.
+        let dead = snapshot.filter { !$0.isObserverAlive }
+        remove(dead, cancelling: false)
+        return withLock { list.count }
+    }
+
+    /// Empties the list, cancelling every entry, and calls `observerRemoved` for each.
+    final func removeAll() {
+        lock()
+        let removed = replaceLocked(with: []).entries
+        let hook = isClosed ? nil : observerRemoved
+        unlock()
+        for entry in removed { entry.flags.insert(ObserverFlags.cancelled) }
+        if let hook {
+            for entry in removed { hook(entry) }
+        }
+    }
+
+    /// Called by the signal's deinit: cancels every entry without calling hooks and
+    /// drops the hooks. Handles the user still holds keep the core; what they do
+    /// finds an empty list.
+    final func close() {
+        lock()
+        isClosed = true
+        let removed = replaceLocked(with: []).entries
+        let hooks = (observerAdded, observerRemoved)
+        observerAdded = nil
+        observerRemoved = nil
+        unlock()
+        for entry in removed { entry.flags.insert(ObserverFlags.cancelled) }
+        // Released here, after unlocking: the last reference to an entry, a hook or
+        // what they capture may be among them.
+        withExtendedLifetime(hooks) {}
+    }
+}
+
+/// A signal's core with the last values it fired.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline
+final class TypedSignalCore<each Value: Sendable>: SignalCore, @unchecked Sendable {
+    /// Guarded by the lock, as the rest of the core.
+    @usableFromInline @exclusivity(unchecked) var lastFired: (repeat each Value)?
+
+    init(maxObservers: Int) {
+        var names: [String] = []
+        repeat names.append(String(describing: (each Value).self))
+        super.init(typeName: "Signal<\(names.joined(separator: ", "))>", maxObservers: maxObservers)
+    }
+}
