@@ -4,6 +4,10 @@ import Domino
 // domino-demo: Domino's README scene, played headless, with the trace of every
 // event and a drawing of the node tree with the event's route marked.
 
+// `--dot` / `--mermaid`: print the scene's node graph with the statistics event's
+// route (from DDDManager up) highlighted, as Graphviz DOT or Mermaid, and exit.
+let pictureFormat = CommandLine.arguments.dropFirst().first
+
 // The controllers sit on one responder chain: window > root > container > content.
 let window = Window("Window")
 let root = RootViewController()
@@ -17,6 +21,20 @@ let manager = DDDManager(content: content)
 // Read the chains once so the first drawing shows them (posts do this on their own).
 for node in [content.cell.domino, content.domino, container.domino, root.domino, window.domino] {
     node.refreshResponderChain()
+}
+
+switch pictureFormat {
+case "--dot":
+    print(window.domino.dotDiagram(highlighting: manager.domino.route))
+    exit(0)
+case "--mermaid":
+    print(window.domino.mermaidDiagram(highlighting: manager.domino.route))
+    exit(0)
+case nil:
+    break
+default:
+    print("usage: domino-demo [--dot | --mermaid]")
+    exit(2)
 }
 
 Tracing.isEnabledForAllNodes = true
