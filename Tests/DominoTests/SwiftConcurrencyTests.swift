@@ -123,6 +123,50 @@ struct SwiftConcurrencyTests {
         #expect(seen.count == 4_000)
     }
 
+    // MARK: A signal's fires
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func signalFiringsYieldEachFireInOrder() async {
+        let signal = Signal<String, Int?>()
+        var seen: [String] = []
+        do {
+            let firings = signal.firings()
+            signal.fire("a", 1)
+            signal.fire("b", nil)
+            for await (text, number) in firings {
+                seen.append("\(text):\(number.map(String.init) ?? "nil")")
+                if seen.count == 2 { break }
+            }
+        }
+        // The stream is gone: its observation was removed.
+        #expect(seen == ["a:1", "b:nil"])
+        #expect(await eventually { signal.observerCount == 0 })
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func signalFiringsEndWhenTheSignalDeallocates() async {
+        var signal: IntegerSignal? = IntegerSignal()
+        let firings = signal!.firings()
+        signal!.fire(1)
+        let weakSignal = WeakBox(signal)
+        signal = nil
+        var seen: [Int] = []
+        for await value in firings { seen.append(value) }
+        #expect(seen == [1])
+        #expect(weakSignal.value == nil)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func cancellingTheConsumerOfASignalRemovesItsObservation() async {
+        let signal = IntegerSignal()
+        let log = Log<String>()
+        let task = consume(signal.firings(), into: log)
+        #expect(signal.observerCount == 1)
+        task.cancel()
+        await task.value
+        #expect(await eventually { signal.observerCount == 0 })
+    }
+
     // MARK: Async requests
 
     @Test func asyncRequestWaitsForAnAsyncResponder() async throws {

@@ -39,3 +39,34 @@ final class SubjectBox<Output>: @unchecked Sendable {
     func finish() { subject.send(completion: .finished) }
 }
 #endif
+
+#if canImport(Combine)
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension Signal {
+    /// A publisher of this signal's fires (a tuple for several values).
+    ///
+    /// Each subscriber observes the signal once, on the firing thread; cancelling
+    /// ends the observation, and the publisher finishes when the signal deallocates.
+    ///
+    /// ```swift
+    /// request.onProgress.publisher()
+    ///     .receive(on: DispatchQueue.main)
+    ///     .sink { fraction in bar.progress = fraction }
+    ///     .store(in: &cancellables)
+    /// ```
+    public func publisher() -> AnyPublisher<(repeat each Value), Never> {
+        Deferred { [weak self] () -> AnyPublisher<(repeat each Value), Never> in
+            guard let self else { return Empty().eraseToAnyPublisher() }
+            let subject = SubjectBox<(repeat each Value)>()
+            let token = StreamEnd { subject.finish() }
+            let observation = self.addObserver(token) { (_: StreamEnd, value: repeat each Value) in
+                withExtendedLifetime(token) { subject.send((repeat each value)) }
+            }
+            return subject.subject
+                .handleEvents(receiveCancel: { [weak observation] in observation?.cancel() })
+                .eraseToAnyPublisher()
+        }
+        .eraseToAnyPublisher()
+    }
+}
+#endif
