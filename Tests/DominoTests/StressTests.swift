@@ -40,6 +40,7 @@ struct StressTests {
     static let operationsPerThread = 25_000
     static let anchorCount = 8
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func mixedOperationsKeepEveryInvariant() {
         let ledger = StressLedger()
         run(into: ledger)
@@ -48,6 +49,7 @@ struct StressTests {
         #expect(ledger.survivors == 0, "\(ledger.survivors) of \(ledger.watched) objects still alive")
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     private func run(into ledger: StressLedger) {
         // The anchors: a chain a0 (bottom) ... a7 (top) that no operation remounts, so
         // that who must receive a post is known; everything else comes and goes.
@@ -56,6 +58,13 @@ struct StressTests {
         shared[Self.anchorCount - 1].respond(to: StressAsk.self) { $0.post }
         for anchor in shared { ledger.watch(anchor) }
         let failures = Counter()
+        // A signal fired from every thread, with one observer for the whole run and
+        // short-lived ones coming and going.
+        let signal = IntegerSignal()
+        let steady = Host("steady observer")
+        ledger.watch(steady)
+        let fires = Counter(), heard = Counter()
+        signal.addObserver(steady) { _, _ in heard.increment() }
 
         runConcurrently(Self.threads) { worker in
             var random = SeededGenerator(seed: 0x57_0000 + UInt64(worker))
@@ -106,6 +115,14 @@ struct StressTests {
                     } else {
                         floating.unmountFromAll()
                     }
+                case 92..<95:
+                    signal.fire(anchor)
+                    fires.increment()
+                case 95..<97:
+                    let observer = Host("signal observer")
+                    ledger.watch(observer)
+                    let observation = signal.addObserver(observer) { _, _ in }
+                    if Bool.random(using: &random) { observation.cancel() }
                 default:
                     // An owner that deallocates right away: the next walk purges it.
                     let owner = Host("short-lived")
@@ -127,6 +144,9 @@ struct StressTests {
         }
 
         #expect(failures.value == 0, "requests answered wrongly")
+        #expect(heard.value == fires.value, "the steady observer heard every fire exactly once")
+        #expect(fires.value > 1_000)
+        withExtendedLifetime(steady) {}
     }
 
     /// Checks the invariants over the records.
