@@ -39,7 +39,7 @@ enum Results {
                 name: scenario.name,
                 nanosPerOperation: measurement.median,
                 baseline: scenario.baseline,
-                ratio: base.map { roundRatio(measurement, $0) },
+                ratio: base.map { roundRatio(measurement, $0) * scenario.ratioScale },
                 target: scenario.target
             ))
             // A derived row follows its numerator.

@@ -45,7 +45,7 @@ enum Scenarios {
             ("request.depth10", { requestDepth10() }),
             ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
             ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
-        ] + signals() + later()
+        ] + signals() + [("broadcast.tree1111", { broadcastTree1111() })]
         return builders
             .filter { name, _ in filter.map { matches(name, $0) } ?? true }
             .map { name, build in
@@ -284,18 +284,41 @@ enum Scenarios {
         }
     }
 
-    // MARK: Later: broadcast
+    // MARK: Broadcast
 
-    /// Scenarios for features the library does not have yet; add them here when it
-    /// does, and they join the rounds and the report with no other change:
-    ///
-    /// - `broadcast.tree1111`: one event broadcast down from the root of a tree of
-    ///   1,111 nodes (1 + 10 + 100 + 1,000), each with a subscriber.
-    ///
-    /// Each entry is the scenario's name and a function that builds it, as in
-    /// ``all(filter:)``. Until then it returns nothing, so no rows are printed.
-    static func later() -> [(String, () -> Scenario)] {
-        []
+    /// One typed event broadcast down from the root of a tree of 1,111 nodes
+    /// (fan-out 10, depth 3: 1 + 10 + 100 + 1,000), every node subscribed. ns/op is
+    /// per broadcast; the ratio to `closure.direct.10` is taken per 10 nodes reached.
+    static func broadcastTree1111() -> Scenario {
+        let counter = Counter()
+        var nodes = [DominoNode(label: "tree.root")]
+        var level = [nodes[0]]
+        for depth in 1...3 {
+            var next: [DominoNode] = []
+            for parent in level {
+                for index in 0..<10 {
+                    let node = DominoNode(label: "tree.\(depth).\(index)")
+                    node.mount(at: parent)
+                    next.append(node)
+                }
+            }
+            nodes += next
+            level = next
+        }
+        for node in nodes {
+            node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        }
+        let root = nodes[0]
+        return Scenario(
+            name: "broadcast.tree1111",
+            baseline: "closure.direct.10", target: nil,
+            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: nodes,
+            run: { iterations in
+                for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
+                return iterations
+            },
+            ratioScale: 10 / Double(nodes.count)
+        )
     }
 }
 

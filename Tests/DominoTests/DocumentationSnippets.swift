@@ -1,0 +1,282 @@
+import Dispatch
+import Foundation
+import Domino
+import DominoTesting
+
+// The code of the DocC articles in Sources/Domino/Documentation.docc, verbatim
+// between the markers; `DocumentationTests` checks that every Swift block of every
+// article is one of these and runs the ones that do something.
+
+// DOC-SNIPPET-BEGIN getting-started
+struct ItemSelected: Event {
+    var id: Int
+}
+
+final class ListController {
+    let domino = DominoNode(label: "list")
+    private(set) var selected: [Int] = []
+
+    init() {
+        // Owner-bound: the controller is passed in, held weakly; no [weak self].
+        domino.subscribe(ItemSelected.self, owner: self, on: .postingThread) { list, event in
+            list.selected.append(event.id)
+        }
+    }
+}
+
+final class ItemCell {
+    let domino = DominoNode(label: "cell")
+
+    func tap(id: Int) {
+        domino.post(ItemSelected(id: id))
+    }
+}
+
+func gettingStarted() -> [Int] {
+    let list = ListController()
+    let cell = ItemCell()
+    cell.domino.mount(at: list.domino)   // or follow a responder chain: DominoResponder
+    cell.tap(id: 7)
+    return list.selected                 // [7]
+}
+// DOC-SNIPPET-END getting-started
+
+// DOC-SNIPPET-BEGIN choosing-kinds
+struct CartChanged: Event { var count: Int }                 // typed: everyone above hears it
+struct CurrentUser: Request { typealias Response = String }  // request: the first answer wins
+
+protocol CheckoutFlow: AnyObject {                           // protocol events, delegate-style
+    func checkoutDidFinish(orderID: String)
+}
+
+extension EventName {
+    static let analytics: EventName = "Analytics"            // named: a string and a dictionary
+}
+
+func chooseKinds(cell: DominoNode, screen: DominoNode) -> String? {
+    cell.post(CartChanged(count: 3))
+    cell.post(.analytics, ["screen": "cart"])
+    cell.post(CheckoutFlow.self) { $0.checkoutDidFinish(orderID: "A-1") }
+    screen.broadcast(CartChanged(count: 0))                  // tree: down to every node below
+    return cell.request(CurrentUser())
+}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class Uploader {
+    let onProgress = DoubleSignal()                          // signal: one owner, direct observers
+}
+// DOC-SNIPPET-END choosing-kinds
+
+// DOC-SNIPPET-BEGIN threading
+struct ThumbnailReady: Event { var index: Int }
+
+func threading(gallery: DominoNode, renderQueue: DispatchQueue) {
+    // Runs on renderQueue: synchronously when posted there, else queued there.
+    gallery.subscribe(ThumbnailReady.self, on: .queue(renderQueue)) { event in
+        print("render thumbnail", event.index)
+    }
+    // The mode of this node's subscriptions that name none.
+    gallery.deliveryMode = .postingThread
+    // Any thread may post.
+    DispatchQueue.global().async {
+        gallery.post(ThumbnailReady(index: 1))
+    }
+}
+// DOC-SNIPPET-END threading
+
+// DOC-SNIPPET-BEGIN debugging
+func debugging(content: DominoNode, window: DominoNode) {
+    content.isTracing = true                  // Domino's debug mode, per node
+    Diagnostics.setHandler { diagnostic in    // misuse is reported here, never a crash
+        print("Domino:", diagnostic)
+    }
+    print(window.subtreeDescription)          // who is mounted where, with which handlers
+    print(window.mermaidDiagram(highlighting: content.route))
+}
+// DOC-SNIPPET-END debugging
+
+// DOC-SNIPPET-BEGIN testing
+func cellSelectionReachesTheList() -> Bool {
+    let list = DominoNode(label: "list")
+    let cell = DominoNode(label: "cell")
+    cell.mount(at: list)
+    let recorder = EventRecorder().record(ItemSelected.self, at: [cell, list])
+
+    cell.post(ItemSelected(id: 3))
+
+    let trace = EventRecorder.trace(tracing: [cell, list]) { cell.post(ItemSelected(id: 4)) }
+    return recorder.nodes == ["cell", "list", "cell", "list"]
+        && recorder.values(of: ItemSelected.self).map(\.id) == [3, 3, 4, 4]
+        && trace.map(\.kind) == [.posted, .delivered, .delivered]
+}
+// DOC-SNIPPET-END testing
+
+// DOC-SNIPPET-BEGIN from-domino
+protocol ContentControllerEvents: AnyObject {
+    func contentDidLoad(arg: Int)
+    func fetchChannelID() -> String?
+}
+
+extension ContentControllerEvents {
+    func contentDidLoad(arg: Int) {}            // @optional
+    func fetchChannelID() -> String? { nil }
+}
+
+extension EventName {
+    static let contentStatistics: EventName = "ContentViewControllerStatisticsEvent"
+}
+
+final class MigratedContainerController: ContentControllerEvents {
+    let domino = DominoNode(label: "container")
+
+    init() {
+        domino.subscribe(ContentControllerEvents.self, target: self, on: .postingThread)
+        domino.subscribe(.contentStatistics, on: .postingThread) { event in
+            print(event.parameters)
+        }
+        domino.reform(.contentStatistics) { $0.parameters["msg"] = "hook!!!" }
+    }
+
+    func contentDidLoad(arg: Int) { print("container - contentDidLoad", arg) }
+}
+
+final class MigratedContentController {
+    let domino = DominoNode(label: "content")
+
+    func viewDidLoad() {
+        domino.post(ContentControllerEvents.self) { $0.contentDidLoad(arg: 12) }
+        domino.post(.contentStatistics, ["msg": "did load"])
+        _ = domino.request(ContentControllerEvents.self) { $0.fetchChannelID() }
+    }
+}
+// DOC-SNIPPET-END from-domino
+
+// DOC-SNIPPET-BEGIN from-signals
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class ImageDownload {
+    let onResult = Signal<Data?, (any Error)?>()
+    let onProgress = FloatSignal()
+}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class ImageViewController {
+    var fraction: Float = 0
+
+    func observe(_ download: ImageDownload) {
+        download.onProgress.addObserver(self, on: .mainThread) { controller, fraction in
+            controller.fraction = fraction
+        }
+        let observer = download.onResult.addObserver(self) { controller, data, error in
+            print(data?.count ?? 0, error.map { "\($0)" } ?? "no error")
+        }
+        observer.cancelsAfterNextFire = true
+        observer.firePreviousData()
+    }
+}
+// DOC-SNIPPET-END from-signals
+
+// DOC-SNIPPET-BEGIN from-eventstree
+struct SessionExpired: Event {}
+
+func eventsTree(app: DominoNode, screen: DominoNode, cell: DominoNode) {
+    screen.mount(at: app)
+    cell.mount(at: screen)
+    // Raise stage: on the way up to the root.
+    app.subscribe(SessionExpired.self, phase: .raise, on: .postingThread) { _, propagation in
+        if isOffline() { propagation.stop() }   // consume: nobody else hears it
+    }
+    // Propagate stage (the default phase): on the way down to every node.
+    screen.subscribe(SessionExpired.self, on: .postingThread) { _ in print("show login") }
+    cell.raise(SessionExpired())
+}
+
+func isOffline() -> Bool { false }
+// DOC-SNIPPET-END from-eventstree
+
+// DOC-SNIPPET-BEGIN notificationcenter-before
+extension Notification.Name {
+    static let cartChanged = Notification.Name("CartChanged")
+}
+
+// Swift 6 makes you vouch for thread safety: the block may run on any thread.
+final class CartBadgeBefore: @unchecked Sendable {
+    var count = 0
+    private var token: NSObjectProtocol?
+
+    init() {
+        token = NotificationCenter.default.addObserver(forName: .cartChanged, object: nil, queue: nil) { [weak self] note in
+            self?.count = note.userInfo?["count"] as? Int ?? 0
+        }
+    }
+
+    deinit {
+        token.map(NotificationCenter.default.removeObserver)
+    }
+}
+
+func cartChangedBefore() {
+    NotificationCenter.default.post(name: .cartChanged, object: nil, userInfo: ["count": 3])
+}
+// DOC-SNIPPET-END notificationcenter-before
+
+// DOC-SNIPPET-BEGIN notificationcenter-after
+final class CartBadge {
+    let domino = DominoNode(label: "badge")
+    var count = 0
+
+    init() {
+        // Typed, scoped to the nodes below the badge, ends with the badge.
+        domino.subscribe(CartChanged.self, owner: self, on: .postingThread) { badge, event in
+            badge.count = event.count
+        }
+    }
+}
+
+func cartChanged(at cartRow: DominoNode) {
+    cartRow.post(CartChanged(count: 3))
+}
+// DOC-SNIPPET-END notificationcenter-after
+
+// DOC-SNIPPET-BEGIN delegates-before
+protocol CellDelegateBefore: AnyObject { func cellDidTapBuy(sku: String) }
+protocol ListDelegateBefore: AnyObject { func listDidTapBuy(sku: String) }
+
+final class BuyCellBefore {
+    weak var delegate: CellDelegateBefore?
+    func tapBuy() { delegate?.cellDidTapBuy(sku: "S-1") }
+}
+
+// The list forwards what it does not care about, one method per event per level.
+final class ProductListBefore: CellDelegateBefore {
+    weak var delegate: ListDelegateBefore?
+    func cellDidTapBuy(sku: String) { delegate?.listDidTapBuy(sku: sku) }
+}
+
+final class StoreControllerBefore: ListDelegateBefore {
+    func listDidTapBuy(sku: String) { print("buy", sku) }
+}
+// DOC-SNIPPET-END delegates-before
+
+// DOC-SNIPPET-BEGIN delegates-after
+struct BuyTapped: Event { var sku: String }
+
+final class BuyCell {
+    let domino = DominoNode(label: "cell")
+    func tapBuy() { domino.post(BuyTapped(sku: "S-1")) }
+}
+
+final class ProductList {                      // forwards nothing
+    let domino = DominoNode(label: "list")
+}
+
+final class StoreController {
+    let domino = DominoNode(label: "store")
+    private(set) var bought: [String] = []
+
+    init() {
+        domino.subscribe(BuyTapped.self, owner: self, on: .postingThread) { store, event in
+            store.bought.append(event.sku)
+        }
+    }
+}
+// DOC-SNIPPET-END delegates-after
