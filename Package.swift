@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -18,3 +19,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The DocC plugin only for documentation builds, so that users never fetch it:
+// DOMINO_DOCS=1 swift package generate-documentation --target Domino
+if ProcessInfo.processInfo.environment["DOMINO_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -16,7 +16,7 @@ extension Signal {
     ///
     /// The node is the connection's observer: it is held weakly, and the connection
     /// ends when the node deallocates. The node's subscribers then receive the event
-    /// as for any ``DominoNode/post(_:)``, in their own delivery modes.
+    /// as for any ``DominoNode/post(_:)-(E)``, in their own delivery modes.
     ///
     /// - Parameters:
     ///   - node: Where the events are posted.

@@ -4,7 +4,7 @@
 /// Subscriptions are attach-and-forget, as in Domino and Uber Signals: dropping the
 /// handle does not end the subscription. It ends when you call ``cancel()``, when its
 /// owner deallocates (for owner-bound subscriptions), when it is removed with
-/// ``DominoNode/unsubscribe(_:)-(Any.Type)`` or ``DominoNode/clearAllSubscribers()``, or when the node
+/// ``DominoNode/unsubscribe(_:)-(T.Type)`` or ``DominoNode/clearAllSubscribers()``, or when the node
 /// deallocates.
 ///
 /// ```swift
