@@ -90,19 +90,9 @@ extension DominoNode {
                     return answer
                 }
             }
-            if Self.intercepts(request, at: index, of: plan) {
-                if stage.traced || plan.originTraced {
-                    Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
-                }
-                return nil
-            }
+            if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
         }
-        if plan.originTraced {
-            Tracing.emit(TraceRecord(kind: .unanswered, event: eventName, node: description))
-        }
-        if plan.strictRequests {
-            Diagnostics.report(.unansweredRequest, "\(R.self) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
-        }
+        wentUnanswered(eventName, plan: plan)
         return nil
     }
 }

@@ -192,19 +192,9 @@ extension DominoNode {
                     return answer
                 }
             }
-            if Self.intercepts(event, at: index, of: plan) {
-                if stage.traced || plan.originTraced {
-                    Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: event.description, node: stage.nodeName))
-                }
-                return nil
-            }
+            if Self.requestIntercepted(event, at: index, of: plan, eventName: event.description) { return nil }
         }
-        if plan.originTraced {
-            Tracing.emit(TraceRecord(kind: .unanswered, event: event.description, node: description))
-        }
-        if plan.strictRequests {
-            Diagnostics.report(.unansweredRequest, "\(event) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
-        }
+        wentUnanswered(event.description, plan: plan)
         return nil
     }
 }

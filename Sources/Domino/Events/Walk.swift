@@ -387,22 +387,34 @@ extension DominoNode {
                     return answer
                 }
             }
-            if Self.intercepts(request, at: index, of: plan) {
-                if stage.traced || plan.originTraced {
-                    Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
-                }
-                return nil
-            }
-        }
-        if plan.originTraced {
-            Tracing.emit(TraceRecord(kind: .unanswered, event: eventName, node: description))
+            if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
         }
         if skippedAsync > 0 {
             Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
         }
-        if plan.strictRequests {
-            Diagnostics.report(.unansweredRequest, "\(R.self) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
-        }
+        wentUnanswered(eventName, plan: plan)
         return nil
+    }
+
+    /// Runs the interceptors of stage `index` for a request; traces and returns true
+    /// when one stopped it. Shared by every kind of request walk.
+    static func requestIntercepted<Payload: Sendable>(_ value: Payload, at index: Int, of plan: Plan, eventName: @autoclosure () -> String) -> Bool {
+        guard intercepts(value, at: index, of: plan) else { return false }
+        let stage = plan.stages[index]
+        if stage.traced || plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName(), node: stage.nodeName))
+        }
+        return true
+    }
+
+    /// Ends a request walk nobody answered: traces it, and reports it when strict
+    /// checks are on. Shared by every kind of request walk.
+    func wentUnanswered(_ eventName: @autoclosure () -> String, plan: Plan) {
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .unanswered, event: eventName(), node: description))
+        }
+        if plan.strictRequests {
+            Diagnostics.report(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
+        }
     }
 }
