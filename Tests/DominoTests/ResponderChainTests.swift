@@ -237,4 +237,23 @@ struct ResponderChainConcurrencyTests {
         #expect(wrong.value == 0)
         withExtendedLifetime((first, second, firstNode, secondNode)) {}
     }
+
+    @Test func firstPostsRacingOnAFreshResponderNodeEachReachTheResolvedSuccessor() {
+        // Both threads find the link unresolved; the one that installs it second must
+        // still walk the route again instead of delivering along the stale empty one.
+        let wrong = Counter()
+        for _ in 0..<3_000 {
+            let parent = PlainResponder()
+            let parentNode = DominoNode(label: "parent", responder: parent)
+            parentNode.subscribe(Ping.self, on: .postingThread) { _ in }
+            let view = SwappableResponder()
+            view.setNext(parent)
+            let viewNode = DominoNode(label: "view", responder: view)
+            runConcurrently(2) { _ in
+                if viewNode.post(Ping(value: 0)).deliveries != 1 { wrong.increment() }
+            }
+            withExtendedLifetime((parent, parentNode, view)) {}
+        }
+        #expect(wrong.value == 0)
+    }
 }

@@ -105,12 +105,12 @@ extension DominoNode {
         let stripe = thread.pointee.stripe
         var refreshed: [ObjectIdentifier] = []
         while true {
-            var pending: [DominoNode] = []
             graphLock.lockShared(stripe: stripe)
             collectLocked(key, into: &plan)
-            pending = Self.respondersOnRoute(from: self, skipping: refreshed)
+            let pending = Self.respondersOnRoute(from: self, skipping: refreshed)
+            let collected = ResponderRegistry.generation
             graphLock.unlockShared(stripe: stripe)
-            if pending.isEmpty || !Self.refresh(pending, into: &refreshed) { return }
+            if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: collected) { return }
             plan = Plan()
             plan.writes = thread.pointee.writes
         }

@@ -60,6 +60,9 @@ enum ResponderRegistry {
     /// Set under the exclusive lock when the first responder node is created; sticky,
     /// so that programs without responders never pay for looking.
     @exclusivity(unchecked) nonisolated(unsafe) static var exist = false
+    /// Bumped under the exclusive lock whenever a successor link changes, so that a
+    /// walk can tell whether the links it collected along are still the current ones.
+    @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
 }
 
 extension DominoNode {
@@ -83,6 +86,7 @@ extension DominoNode {
         link.successor = nil
         link.followers.forEach { $0.responderLink?.successor = nil }
         link.followers.removeAll()
+        ResponderRegistry.generation &+= 1
     }
 
     /// The node the responder chain leads to from here, as last resolved.
@@ -99,8 +103,10 @@ extension DominoNode {
     public func refreshResponderChain() {
         var refreshed: [ObjectIdentifier] = []
         while true {
-            let pending = graphLock.withShared { Self.respondersOnRoute(from: self, skipping: refreshed) }
-            if pending.isEmpty || !Self.refresh(pending, into: &refreshed) { return }
+            let (pending, seen) = graphLock.withShared {
+                (Self.respondersOnRoute(from: self, skipping: refreshed), ResponderRegistry.generation)
+            }
+            if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: seen) { return }
         }
     }
 
@@ -120,18 +126,24 @@ extension DominoNode {
     /// Resolves the successor of each node in `pending` (outside the lock: it calls
     /// `nextDominoResponder`) and installs the ones that changed.
     ///
-    /// - Returns: True when a link changed, so that routes must be walked again.
-    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier]) -> Bool {
-        var changed = false
+    /// - Parameter collected: The link generation under which the caller read the
+    ///   route. Another thread may have installed the very links resolved here since
+    ///   then; comparing with the current link alone would call them unchanged and
+    ///   leave the caller with its older route (found by a stress test: first posts
+    ///   racing on a fresh node delivered to nobody).
+    /// - Returns: True when the links now differ from the ones the caller's route was
+    ///   read along, so that it must be walked again.
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int) -> Bool {
+        var generation = collected
         let onMainThread = DeliveryMode.mainThread.isCurrent(ThreadState.current)
         for node in pending {
             refreshed.append(ObjectIdentifier(node))
             guard let link = node.responderLink else { continue }
             if link.readsOnMainThreadOnly && !onMainThread { continue }
             let successor = resolveSuccessor(of: link, from: node)
-            if node.install(successor: successor, in: link) { changed = true }
+            generation = node.install(successor: successor, in: link)
         }
-        return changed
+        return generation != collected
     }
 
     /// The node of the first responder above `link`'s host that has one.
@@ -162,28 +174,33 @@ extension DominoNode {
 
     /// Makes `successor` this node's responder-chain successor.
     ///
-    /// - Returns: True when it changed.
-    private func install(successor: DominoNode?, in link: ResponderLink) -> Bool {
-        let unchanged = graphLock.withShared { () -> Bool in
-            guard let current = link.successor else { return successor == nil }
-            return successor.map { current.refers(to: $0) } ?? false
+    /// - Returns: The link generation once it is installed.
+    private func install(successor: DominoNode?, in link: ResponderLink) -> Int {
+        let (unchanged, generation) = graphLock.withShared { () -> (Bool, Int) in
+            let generation = ResponderRegistry.generation
+            guard let current = link.successor else { return (successor == nil, generation) }
+            return (successor.map { current.refers(to: $0) } ?? false, generation)
         }
-        if unchanged { return false }
+        if unchanged { return generation }
         var closedCycle = false
-        graphLock.withExclusive { _ in
+        let installed = graphLock.withExclusive { _ -> Int in
+            ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
             link.successor = nil
-            guard let successor, let successorLink = successor.responderLink, successor !== self else { return }
+            guard let successor, let successorLink = successor.responderLink, successor !== self else {
+                return ResponderRegistry.generation
+            }
             if Route.wouldCloseCycle(mounting: self, at: successor) {
                 closedCycle = true
                 Route.graphMayHaveCycles = true
             }
             link.successor = NodeLink(successor)
             successorLink.followers.append(self)
+            return ResponderRegistry.generation
         }
         if closedCycle, let successor {
             Diagnostics.report(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once.")
         }
-        return true
+        return installed
     }
 }
