@@ -96,7 +96,7 @@ extension DominoNode {
                 if groupsExist && slotKey == .group { groups = node.slots[index].table }
             }
             if table == nil && groups == nil { return }
-            plan.stages.append(stage(table ?? HandlerTable.empty, at: node, traceAll: traceAll))
+            plan.stages.append(stage(table ?? HandlerTable(of: node), at: node, traceAll: traceAll))
             let extras = plan.extra()
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)

@@ -197,7 +197,7 @@ public final class DominoNode: @unchecked Sendable {
             if let index = slots.firstIndex(where: { $0.key == key }) {
                 replaceTable(at: index, with: slots[index].table.adding(handler), &graveyard)
             } else {
-                slots.append(Slot(key: key, table: HandlerTable().adding(handler)))
+                slots.append(Slot(key: key, table: HandlerTable(of: self).adding(handler)))
             }
         }
         return handler

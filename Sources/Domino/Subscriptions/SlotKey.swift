@@ -75,8 +75,11 @@ enum HandlerRole: UInt8, Sendable {
 /// (see `DominoNode.replaceTable`). So a walk always sees the table as it was when
 /// the walk collected it.
 final class HandlerTable: Sendable {
-    /// The table of a stage that has only group interceptors.
-    static let empty = HandlerTable()
+    /// The label of the node the table belongs to, copied here so that a walk can
+    /// name the node without holding it (the node may go away mid-walk).
+    let label: String?
+    /// The identity of that node, for the same reason.
+    let nodeID: ObjectIdentifier
 
     // `let`: a published table never changes, and immutable stored properties let
     // the walk borrow the arrays instead of retaining them.
@@ -86,16 +89,28 @@ final class HandlerTable: Sendable {
     let responders: ContiguousArray<Subscription>
 
     init(
+        label: String?,
+        nodeID: ObjectIdentifier,
         subscribers: ContiguousArray<Subscription> = [],
         reformers: ContiguousArray<Subscription> = [],
         interceptors: ContiguousArray<Subscription> = [],
         responders: ContiguousArray<Subscription> = []
     ) {
+        self.label = label
+        self.nodeID = nodeID
         self.subscribers = subscribers
         self.reformers = reformers
         self.interceptors = interceptors
         self.responders = responders
     }
+
+    /// An empty table of `node`: what a stage with only group interceptors runs.
+    convenience init(of node: DominoNode) {
+        self.init(label: node.label, nodeID: ObjectIdentifier(node))
+    }
+
+    /// How tracing and diagnostics name the table's node.
+    var nodeName: String { DominoNode.describe(label: label, id: nodeID) }
 
     var isEmpty: Bool { subscribers.isEmpty && reformers.isEmpty && interceptors.isEmpty && responders.isEmpty }
     var count: Int { subscribers.count + reformers.count + interceptors.count + responders.count }
@@ -110,7 +125,7 @@ final class HandlerTable: Sendable {
         case .interceptor: interceptors.append(handler)
         case .responder: responders.append(handler)
         }
-        return HandlerTable(subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: responders)
+        return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: responders)
     }
 
     /// A copy without `handler`.
@@ -119,10 +134,10 @@ final class HandlerTable: Sendable {
             list.filter { $0 !== handler }
         }
         switch handler.role {
-        case .subscriber: return HandlerTable(subscribers: without(subscribers), reformers: reformers, interceptors: interceptors, responders: responders)
-        case .reformer: return HandlerTable(subscribers: subscribers, reformers: without(reformers), interceptors: interceptors, responders: responders)
-        case .interceptor: return HandlerTable(subscribers: subscribers, reformers: reformers, interceptors: without(interceptors), responders: responders)
-        case .responder: return HandlerTable(subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: without(responders))
+        case .subscriber: return HandlerTable(label: label, nodeID: nodeID, subscribers: without(subscribers), reformers: reformers, interceptors: interceptors, responders: responders)
+        case .reformer: return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: without(reformers), interceptors: interceptors, responders: responders)
+        case .interceptor: return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: reformers, interceptors: without(interceptors), responders: responders)
+        case .responder: return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: without(responders))
         }
     }
 
@@ -132,6 +147,25 @@ final class HandlerTable: Sendable {
         case .reformer: return reformers.contains { $0 === handler }
         case .interceptor: return interceptors.contains { $0 === handler }
         case .responder: return responders.contains { $0 === handler }
+        }
+    }
+
+    /// Calls `body` with each handler of `list` (one of this table's lists) until it
+    /// returns false, lending each one without reference counting: the table holds
+    /// them, and the caller holds the table. This is what keeps a walk from
+    /// touching the reference counts of handlers that other threads walk too.
+    ///
+    /// A body that keeps a handler must copy it in a function of its own (see
+    /// `DominoNode.keep(_:in:)`): a copy in the body itself makes the compiler
+    /// retain every handler up front.
+    @inline(__always)
+    static func forEachBorrowed(in list: borrowing ContiguousArray<Subscription>, _ body: (Subscription) -> Bool) {
+        list.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: Unmanaged<Subscription>.self) { handlers in
+                for handler in handlers {
+                    if !handler._withUnsafeGuaranteedRef(body) { return }
+                }
+            }
         }
     }
 
