@@ -280,3 +280,248 @@ final class StoreController {
     }
 }
 // DOC-SNIPPET-END delegates-after
+
+// DOC-SNIPPET-BEGIN routes
+struct FilterChanged: Event {
+    var query: String
+}
+
+/// A search field shown in a sidebar and in a toolbar: a diamond under the screen.
+func filterRoute() -> [String] {
+    let screen = DominoNode(label: "screen")
+    let sidebar = DominoNode(label: "sidebar")
+    let toolbar = DominoNode(label: "toolbar")
+    let field = DominoNode(label: "field")
+    sidebar.mount(at: screen)
+    toolbar.mount(at: screen)
+    field.mount(at: sidebar)
+    field.mount(at: toolbar)
+    return field.route.map(\.description)   // ["field", "sidebar", "screen", "toolbar"]
+}
+// DOC-SNIPPET-END routes
+
+// DOC-SNIPPET-BEGIN subscriptions
+final class SearchScreen {
+    let domino = DominoNode(label: "screen")
+    private(set) var queries: [String] = []
+
+    init() {
+        // Owner-bound: ends when the screen deallocates; no [weak self].
+        domino.subscribe(FilterChanged.self, owner: self, on: .postingThread) { screen, event in
+            screen.queries.append(event.query)
+        }
+    }
+}
+
+func filter(below screen: SearchScreen) -> [PostResult] {
+    let field = DominoNode(label: "field")
+    field.mount(at: screen.domino)
+    // A subscriber that takes a Propagation can stop the event after its node.
+    let emptyQueries = field.subscribe(FilterChanged.self, on: .postingThread) { event, propagation in
+        if event.query.isEmpty { propagation.stop() }
+    }
+    let stopped = field.post(FilterChanged(query: ""))        // stopped at "field"
+    emptyQueries.cancel()                                     // no later post reaches it
+    let delivered = field.post(FilterChanged(query: "swift")) // reaches the screen
+    return [stopped, delivered]
+}
+// DOC-SNIPPET-END subscriptions
+
+// DOC-SNIPPET-BEGIN named-parameters
+extension EventName {
+    static let signUp: EventName = "SignUp"
+}
+
+func signUp(from form: DominoNode, name: String, phone: String?) {
+    // A nil phone keeps its key: subscribers see contains("phone") and isNil("phone").
+    form.post(.signUp, ["name": name, "phone": phone as any Sendable])
+}
+
+func subscribeToSignUps(at app: DominoNode, log: @escaping @Sendable (String) -> Void) {
+    app.subscribe(.signUp, on: .postingThread) { event in
+        let name = event.value("name", as: String.self) ?? "?"
+        log(event.isNil("phone") ? "\(name), no phone" : "\(name), phone given")
+    }
+}
+// DOC-SNIPPET-END named-parameters
+
+// DOC-SNIPPET-BEGIN protocol-events
+protocol PlayerEvents: AnyObject {
+    func playerDidStart(trackID: Int)
+    func currentPlaylist() -> String?
+}
+
+extension PlayerEvents {                        // defaults make methods optional, as @optional did
+    func playerDidStart(trackID: Int) {}
+    func currentPlaylist() -> String? { nil }
+}
+
+final class PlayerScreen: PlayerEvents {
+    let domino = DominoNode(label: "player")
+    private(set) var started: [Int] = []
+
+    init() {
+        // Held weakly: the subscription ends when the screen deallocates.
+        domino.subscribe(PlayerEvents.self, target: self, on: .postingThread)
+    }
+
+    func playerDidStart(trackID: Int) { started.append(trackID) }
+    func currentPlaylist() -> String? { "Favourites" }
+}
+
+func playFromControls(_ controls: DominoNode) -> String? {
+    // Returning nothing: every target on the route, in route order, on its delivery mode.
+    controls.post(PlayerEvents.self, method: "playerDidStart") { $0.playerDidStart(trackID: 7) }
+    // Returning a value: the first non-nil answer wins, on the caller's thread.
+    return controls.request(PlayerEvents.self) { $0.currentPlaylist() }
+}
+// DOC-SNIPPET-END protocol-events
+
+// DOC-SNIPPET-BEGIN interceptors
+struct PriceShown: Event {
+    var cents: Int
+    var currency: String
+}
+
+protocol CheckoutStep: Event {}                  // a group: the checkout module's events
+struct CardDeclined: CheckoutStep { var reason: String }
+
+func installInterceptors(at screen: DominoNode) {
+    // Reform: runs first; this node and every node above see the new value.
+    screen.reform(PriceShown.self) { $0.currency = "EUR" }
+    // Intercept: runs after this node's subscribers; .stop ends the walk here.
+    screen.intercept(PriceShown.self) { price in price.cents < 0 ? .stop : .proceed }
+    // A group: nothing of the checkout module's goes past the screen.
+    screen.intercept(every: (any CheckoutStep).self) { _ in .stop }
+}
+// DOC-SNIPPET-END interceptors
+
+// DOC-SNIPPET-BEGIN responder-chain
+final class StackView: DominoResponder {
+    var nextDominoResponder: (any DominoResponder)? { nil }
+    lazy var domino = DominoNode(label: "stack", responder: self)
+}
+
+final class CardView: DominoResponder {
+    weak var superview: StackView?
+    var nextDominoResponder: (any DominoResponder)? { superview }
+    lazy var domino = DominoNode(label: "card", responder: self)
+}
+// DOC-SNIPPET-END responder-chain
+
+// The responder-chain blog's example, ported: these names let the snippet below read
+// as the UIKit code it is on Apple platforms.
+typealias UIView = SimView
+typealias UIViewController = SimViewController
+
+// DOC-SNIPPET-BEGIN routing-by-name
+extension EventName {
+    static let selectLimit: EventName = "EventSelectLimit"
+    static let selectMinBuyAmount: EventName = "EventSelectMinBuyAmount"
+    static let selectFund: EventName = "EventSelectFundWithCode"
+}
+
+/// A cell deep in the view tree: no delegate chain, it routes its events up.
+final class FundCell: UIView {
+    func userDidTapFund(code: String, phone: String?, name: String?) {
+        // Positional and nil-safe: a nil phone keeps its place.
+        domino.post(.selectFund, arguments: code, phone, name)
+    }
+
+    func userDidTapLimit(_ limit: Int) {
+        domino.post(.selectLimit, arguments: limit)
+    }
+}
+
+final class FundViewController: UIViewController {
+    private(set) var selections: [String] = []
+
+    override func viewDidLoad() {
+        super.viewDidLoad()
+        // The blog's name-to-selector table, checked by the compiler.
+        domino.route([
+            .selectLimit: FundViewController.didSelectLimit,
+            .selectMinBuyAmount: FundViewController.didSelectMinBuyAmount,
+            .selectFund: FundViewController.didSelectFund,
+        ], to: self)
+    }
+
+    func didSelectLimit(_ event: NamedEvent) {
+        selections.append("limit \(event.argument(0, as: Int.self) ?? 0)")
+    }
+
+    func didSelectMinBuyAmount(_ event: NamedEvent) {
+        selections.append("minimum \(event.argument(0, as: Double.self) ?? 0)")
+    }
+
+    func didSelectFund(_ event: NamedEvent) {
+        let code = event.argument(0, as: String.self) ?? "?"
+        let phone = event.argument(1, as: String.self) ?? "no phone"
+        let name = event.argument(2, as: String.self) ?? "anonymous"
+        selections.append("fund \(code) for \(name) (\(phone))")
+    }
+}
+// DOC-SNIPPET-END routing-by-name
+
+// DOC-SNIPPET-BEGIN down-the-tree
+struct ThemeChanged: Event { var theme: String }
+struct SessionEnded: Event {}
+struct CopyCommand: Event {}
+struct KeyPressed: Event { var key: Character }
+
+func downTheTree(window: DominoNode, list: DominoNode, cell: DominoNode) {
+    list.mount(at: window)
+    cell.mount(at: list)
+    // Capture phase (the DOM): outermost first, before the bubble phase.
+    window.subscribe(KeyPressed.self, phase: .capture, on: .postingThread) { key, propagation in
+        if key.key == "\u{1B}" { propagation.stop() }   // escape: the window keeps it
+    }
+    cell.post(KeyPressed(key: "\u{1B}"))
+    window.broadcast(ThemeChanged(theme: "dark"))        // this node and every node below
+    cell.raise(SessionEnded())                           // up to the root(s), then down to every node
+    window.deliverToDeepestSubscriber(CopyCommand())     // one subscriber: the deepest
+}
+// DOC-SNIPPET-END down-the-tree
+
+// DOC-SNIPPET-BEGIN signals
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class NetworkRequest {
+    let onResult = Signal<Data?, (any Error)?>()
+    let onProgress = DoubleSignal()
+
+    func finish(with data: Data?, error: (any Error)?) {
+        onProgress.fire(1.0)
+        onResult.fire(data, error)
+    }
+}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class DownloadViewController {
+    var progress = 0.0
+    var bytes = 0
+
+    func observe(_ request: NetworkRequest) {
+        request.onProgress.addObserver(self) { controller, fraction in
+            controller.progress = fraction
+        }
+        request.onResult.addObserver(self) { controller, data, _ in
+            controller.bytes = data?.count ?? 0
+        }.cancelsAfterNextFire = true
+    }
+}
+// DOC-SNIPPET-END signals
+
+// DOC-SNIPPET-BEGIN signals-connect
+struct DownloadProgressed: Event {
+    var fraction: Double
+}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+func showProgress(of request: NetworkRequest, on screen: DominoNode) -> SignalObserver {
+    // Each fire is posted at `screen`: every subscriber on its route up hears it.
+    // `cancel()` disconnects; the connection also ends with the node.
+    request.onProgress.connect(to: screen) { fraction in
+        DownloadProgressed(fraction: fraction)
+    }
+}
+// DOC-SNIPPET-END signals-connect

@@ -92,4 +92,102 @@ struct DocumentationTests {
         #expect(download.onResult.observerCount == 0)
         #expect(download.onProgress.observerCount == 1)
     }
+
+    @Test func routeVisitsEachNodeOfADiamondOnceDepthFirst() {
+        #expect(filterRoute() == ["field", "sidebar", "screen", "toolbar"])
+    }
+
+    @Test func aStoppingSubscriberKeepsTheEventBelowUntilItIsCancelled() {
+        let screen = SearchScreen()
+        let results = filter(below: screen)
+        #expect(results[0].stopReason == .subscriber)
+        #expect(results[0].stoppedAt == "field")
+        #expect(results[1].deliveries == 1)
+        #expect(results[1].nodesVisited == 2)
+        #expect(screen.queries == ["swift"])
+    }
+
+    @Test func aNilParameterKeepsItsKey() {
+        let app = DominoNode(label: "app"), form = DominoNode(label: "form")
+        form.mount(at: app)
+        let log = Log<String>()
+        subscribeToSignUps(at: app) { log.append($0) }
+        signUp(from: form, name: "Ann", phone: nil)
+        signUp(from: form, name: "Bo", phone: "555")
+        #expect(log.entries == ["Ann, no phone", "Bo, phone given"])
+    }
+
+    @Test func protocolEventsReachTargetsAndTheFirstAnswerWins() {
+        let screen = PlayerScreen()
+        let controls = DominoNode(label: "controls")
+        controls.mount(at: screen.domino)
+        #expect(playFromControls(controls) == "Favourites")
+        #expect(screen.started == [7])
+    }
+
+    @Test func interceptorsReformForTheNodesAboveAndStopSingleEventsAndGroups() {
+        let app = DominoNode(label: "app"), screen = DominoNode(label: "screen"), cell = DominoNode(label: "cell")
+        screen.mount(at: app)
+        cell.mount(at: screen)
+        installInterceptors(at: screen)
+        let log = Log<String>()
+        for node in [cell, screen, app] {
+            let label = node.description
+            node.subscribe(PriceShown.self, on: .postingThread) { log.append("\(label) \($0.cents) \($0.currency)") }
+            node.subscribe(CardDeclined.self, on: .postingThread) { _ in log.append("\(label) declined") }
+        }
+        cell.post(PriceShown(cents: 100, currency: "USD"))
+        let refund = cell.post(PriceShown(cents: -5, currency: "USD"))
+        cell.post(CardDeclined(reason: "expired"))
+        #expect(log.entries == [
+            "cell 100 USD", "screen 100 EUR", "app 100 EUR",
+            "cell -5 USD", "screen -5 EUR",
+            "cell declined", "screen declined",
+        ])
+        #expect(refund.stopReason == .interceptor)
+        #expect(refund.stoppedAt == "screen")
+    }
+
+    @Test func aResponderChainRoutesWithoutMountingAndFollowsItsChanges() {
+        let stack = StackView(), card = CardView()
+        let log = Log<String>()
+        stack.domino.subscribe(Ping.self, on: .postingThread) { _ in log.append("stack") }
+        card.superview = stack
+        card.domino.post(Ping(value: 1))
+        card.superview = nil
+        card.domino.post(Ping(value: 1))
+        #expect(log.entries == ["stack"])
+    }
+
+    @Test func downTheTreeCapturesBroadcastsRaisesAndFindsTheDeepestSubscriber() {
+        let window = DominoNode(label: "window"), list = DominoNode(label: "list"), cell = DominoNode(label: "cell")
+        let log = Log<String>()
+        for node in [window, list, cell] {
+            let label = node.description
+            node.subscribe(KeyPressed.self, on: .postingThread) { _ in log.append("\(label) key") }
+            node.subscribe(ThemeChanged.self, on: .postingThread) { log.append("\(label) \($0.theme)") }
+            node.subscribe(SessionEnded.self, on: .postingThread) { _ in log.append("\(label) session") }
+        }
+        window.subscribe(SessionEnded.self, phase: .raise, on: .postingThread) { _ in log.append("window raise") }
+        list.subscribe(CopyCommand.self, on: .postingThread) { _ in log.append("list copy") }
+        cell.subscribe(CopyCommand.self, on: .postingThread) { _ in log.append("cell copy") }
+        downTheTree(window: window, list: list, cell: cell)
+        #expect(log.entries == [
+            "window dark", "list dark", "cell dark",
+            "window raise", "window session", "list session", "cell session",
+            "cell copy",
+        ])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aConnectedSignalPostsEachFireUntilCancelled() {
+        let request = NetworkRequest()
+        let screen = DominoNode(label: "screen"), progress = Log<Double>()
+        screen.subscribe(DownloadProgressed.self, on: .postingThread) { progress.append($0.fraction) }
+        let connection = showProgress(of: request, on: screen)
+        request.finish(with: nil, error: nil)
+        connection.cancel()
+        request.finish(with: nil, error: nil)
+        #expect(progress.entries == [1.0])
+    }
 }

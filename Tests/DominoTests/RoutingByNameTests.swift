@@ -1,60 +1,7 @@
 import Testing
 import Domino
 
-// The responder-chain blog's example, ported: these names let the snippet below read
-// as the UIKit code it is on Apple platforms.
-typealias UIView = SimView
-typealias UIViewController = SimViewController
-
-// README-SNIPPET-BEGIN routing-by-name
-extension EventName {
-    static let selectLimit: EventName = "EventSelectLimit"
-    static let selectMinBuyAmount: EventName = "EventSelectMinBuyAmount"
-    static let selectFund: EventName = "EventSelectFundWithCode"
-}
-
-/// A cell deep in the view tree: no delegate chain, it routes its events up.
-final class FundCell: UIView {
-    func userDidTapFund(code: String, phone: String?, name: String?) {
-        // Positional and nil-safe: a nil phone keeps its place.
-        domino.post(.selectFund, arguments: code, phone, name)
-    }
-
-    func userDidTapLimit(_ limit: Int) {
-        domino.post(.selectLimit, arguments: limit)
-    }
-}
-
-final class FundViewController: UIViewController {
-    private(set) var selections: [String] = []
-
-    override func viewDidLoad() {
-        super.viewDidLoad()
-        // The blog's name-to-selector table, checked by the compiler.
-        domino.route([
-            .selectLimit: FundViewController.didSelectLimit,
-            .selectMinBuyAmount: FundViewController.didSelectMinBuyAmount,
-            .selectFund: FundViewController.didSelectFund,
-        ], to: self)
-    }
-
-    func didSelectLimit(_ event: NamedEvent) {
-        selections.append("limit \(event.argument(0, as: Int.self) ?? 0)")
-    }
-
-    func didSelectMinBuyAmount(_ event: NamedEvent) {
-        selections.append("minimum \(event.argument(0, as: Double.self) ?? 0)")
-    }
-
-    func didSelectFund(_ event: NamedEvent) {
-        let code = event.argument(0, as: String.self) ?? "?"
-        let phone = event.argument(1, as: String.self) ?? "no phone"
-        let name = event.argument(2, as: String.self) ?? "anonymous"
-        selections.append("fund \(code) for \(name) (\(phone))")
-    }
-}
-// README-SNIPPET-END routing-by-name
-
+// FundCell and FundViewController are the article's code, in DocumentationSnippets.swift.
 @Suite("Routing named events by name (the responder-chain blog)", .checksLeaks)
 struct RoutingByNameTests {
     @Test @MainActor func cellEventsReachTheControllersMethodsThroughTheResponderChain() {
@@ -102,7 +49,9 @@ struct RoutingByNameTests {
         #expect(subscriptions.allSatisfy { !$0.isActive })
     }
 
-    @Test func routingSnippetInTheReadmeIsTheCodeThisFileCompiles() throws {
-        #expect(try readmeSnippet("routing-by-name") == sourceSnippet("routing-by-name", in: #filePath))
+    @Test func routingSnippetInTheResponderChainArticleIsTheCodeTheseTestsRun() throws {
+        let (article, compiled) = try articleAndCompiledSnippet("routing-by-name", article: "TheResponderChain")
+        #expect(article != nil)
+        #expect(article == compiled)
     }
 }

@@ -126,10 +126,15 @@ final class Ticketer: @unchecked Sendable {
     }
 }
 
-/// The code block of the README that follows `<!-- snippet: name -->`.
-func readmeSnippet(_ name: String) throws -> String? {
-    let path = #filePath.replacingOccurrences(of: "Tests/DominoTests/Support.swift", with: "README.md")
-    return try documentSnippet(name, in: path)
+/// The code block that follows `<!-- snippet: name -->` in a DocC article, and the
+/// code that `DocumentationSnippets.swift` compiles under the same name.
+func articleAndCompiledSnippet(_ name: String, article: String) throws -> (article: String?, compiled: String?) {
+    let tests = #filePath.replacingOccurrences(of: "/Support.swift", with: "")
+    let catalog = tests.replacingOccurrences(of: "Tests/DominoTests", with: "Sources/Domino/Documentation.docc")
+    return (
+        try documentSnippet(name, in: catalog + "/" + article + ".md"),
+        try sourceSnippet(name, in: tests + "/DocumentationSnippets.swift", marker: "DOC-SNIPPET")
+    )
 }
 
 /// The code block of a markdown file that follows `<!-- snippet: name -->`.
@@ -139,7 +144,7 @@ func documentSnippet(_ name: String, in path: String) throws -> String? {
 }
 
 /// The code of a test file between `// MARKER-BEGIN name` and `// MARKER-END name`.
-func sourceSnippet(_ name: String, in file: String, marker: String = "README-SNIPPET") throws -> String? {
+func sourceSnippet(_ name: String, in file: String, marker: String = "DOC-SNIPPET") throws -> String? {
     let source = try String(contentsOfFile: file, encoding: .utf8)
     return between(source, "// \(marker)-BEGIN \(name)", "// \(marker)-END \(name)")
 }

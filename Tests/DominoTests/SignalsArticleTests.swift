@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+import Domino
+
+// NetworkRequest and DownloadViewController are the Signals article's code, in
+// DocumentationSnippets.swift; these tests run it.
+@Suite("Signals article", .checksLeaks)
+struct SignalsArticleTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func downloadControllerSeesProgressAndTheFirstResultOnly() {
+        let request = NetworkRequest()
+        let controller = DownloadViewController()
+        controller.observe(request)
+        request.finish(with: Data([1, 2, 3]), error: nil)
+        request.finish(with: Data([1]), error: nil)
+        #expect(controller.progress == 1.0)
+        #expect(controller.bytes == 3)
+        #expect(request.onResult.observerCount == 0)
+    }
+
+    @Test func signalsSnippetInTheArticleIsTheCodeTheseTestsRun() throws {
+        let (article, compiled) = try articleAndCompiledSnippet("signals", article: "Signals")
+        #expect(article != nil)
+        #expect(article == compiled)
+    }
+}
