@@ -79,7 +79,7 @@ extension DominoNode {
                     }
                     try Task.checkCancellation()
                     answer = answered
-                } else if !responder.answer(request, into: &answer) {
+                } else if responder.answer(request, into: &answer) == .ownerGone {
                     orphans.append(responder)
                     continue
                 }
@@ -106,9 +106,9 @@ class AsyncResponder<R: Request>: Responder<R>, @unchecked Sendable {
         answersAsynchronously = true
     }
 
-    override func answer(_ request: R, into answer: inout R.Response?) -> Bool {
+    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
         answer = nil
-        return true
+        return .declined
     }
 
     /// `.some(answer)` (which may be nil: declined), or nil when the owner is gone.

@@ -407,12 +407,14 @@ extension DominoNode {
         defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
         let writes = plan.writes
+        // Declared once: each declaration of an `R.Response?` costs an unspecialized
+        // walk a generic metadata look-up (measured: +400 instructions per request).
+        var answer: R.Response?
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
             if stage.withTable({ !$0.reformers.isEmpty }) {
                 Self.reform(&request, at: stage, eventName: eventName)
             }
-            var answer: R.Response?
             stage.withTable { table in
                 HandlerTable.forEachBorrowed(in: table.responders) { handler in
                     let responder = unsafeDowncast(handler, to: Responder<R>.self)
@@ -421,11 +423,15 @@ extension DominoNode {
                         skippedAsync += 1
                         return true
                     }
-                    guard responder.answer(request, into: &answer) else {
+                    switch responder.answer(request, into: &answer) {
+                    case .answered:
+                        return false
+                    case .declined:
+                        return true
+                    case .ownerGone:
                         Self.keep(handler, in: &orphans)
                         return true
                     }
-                    return answer == nil
                 }
             }
             if let answer {

@@ -95,21 +95,31 @@ final class Interceptor<Payload: Sendable>: Subscription, @unchecked Sendable {
 
 /// Answers a request; the first non-nil answer on the route wins.
 class Responder<R: Request>: Subscription, @unchecked Sendable {
-    /// True for async responders, which a synchronous walk skips. Set once, in init.
-    var answersAsynchronously = false
-
     init() {
         super.init(role: .responder, delivery: nil)
     }
 
     override var payloadName: String { String(describing: R.self) }
 
-    /// Writes the answer (nil to decline) into `answer`; returns false when the owner
-    /// is gone and the responder did not run. (An out-parameter rather than a
-    /// `Response??` result saves a generic metadata look-up per call.)
-    func answer(_ request: R, into answer: inout R.Response?) -> Bool {
+    /// Writes the answer (nil to decline) into `answer` and says which it was.
+    ///
+    /// An out-parameter and a plain outcome, rather than a `Response??` result or a
+    /// nil test by the caller: an unspecialized walk pays a generic metadata look-up
+    /// for each `Response?` it touches, and this method touches it anyway.
+    func answer(_ request: R, into answer: inout R.Response?) -> Answering {
         preconditionFailure("abstract")
     }
+}
+
+/// What a responder did with a request.
+enum Answering {
+    /// It answered: the walk ends.
+    case answered
+    /// It declined (answered nil): the walk goes on.
+    case declined
+    /// Its owner is gone and it did not run: the walk goes on, and the responder is
+    /// removed.
+    case ownerGone
 }
 
 final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
@@ -119,9 +129,9 @@ final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
         self.body = body
     }
 
-    override func answer(_ request: R, into answer: inout R.Response?) -> Bool {
+    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
         answer = body(request)
-        return true
+        return answer == nil ? .declined : .answered
     }
 }
 
@@ -140,9 +150,9 @@ final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @uncheck
 
     override var isOrphaned: Bool { owner == nil }
 
-    override func answer(_ request: R, into answer: inout R.Response?) -> Bool {
-        guard let owner else { return false }
+    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+        guard let owner else { return .ownerGone }
         answer = body(owner, request)
-        return true
+        return answer == nil ? .declined : .answered
     }
 }

@@ -25,6 +25,10 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     let runsOnPostingThread: Bool
     /// True when `delivery` is nil (the node's or global default applies).
     let inheritsDelivery: Bool
+    /// True for async responders, which a synchronous request skips. Set once, in
+    /// init. Here rather than in the generic `Responder<R>`, whose stored properties
+    /// an unspecialized walk can only reach through a metadata look-up per call.
+    var answersAsynchronously = false
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role
