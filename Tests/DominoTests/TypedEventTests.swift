@@ -31,6 +31,23 @@ struct TypedEventTests {
         #expect(!result.wasDelivered)
     }
 
+    @Test func manyEventTypesAtOneNodeEachReachOnlyTheirOwnSubscribersAfterSomeAreCancelled() {
+        // More types than a node's slot filter has bits, so several share a bit:
+        // sharing may cost a scan but must never hide or invent a subscriber.
+        var types: [any BlankEvent.Type] = []
+        collectNestedEventTypes(Int.self, count: 48, into: &types)
+        let node = DominoNode(label: "many")
+        let child = DominoNode(label: "child")
+        child.mount(at: node)
+        let subscriptions = types.map { node.subscribeBlank($0) }
+        for (index, subscription) in subscriptions.enumerated() where index % 3 == 0 {
+            subscription.cancel()
+        }
+        for (index, type) in types.enumerated() {
+            #expect(child.postBlank(type).deliveries == (index % 3 == 0 ? 0 : 1), "type \(index)")
+        }
+    }
+
     @Test func postingWithNoSubscribersIsANoOpThatSaysSo() {
         let nodes = makeChain(3)
         let result = nodes[0].post(Ping(value: 1))
@@ -122,5 +139,30 @@ struct TypedEventTests {
             node.subscribe(Ping.self, on: .postingThread) { _ in captured.increment() }
         }
         #expect(weakCaptured == nil)
+    }
+}
+
+/// An event type that can be made without arguments.
+private protocol BlankEvent: Event {
+    init()
+}
+
+/// A distinct event type per nesting level.
+private struct Nested<Inner>: BlankEvent {}
+
+/// Appends `Nested<T>`, `Nested<Nested<T>>`, ... (`count` types) to `types`.
+private func collectNestedEventTypes<T>(_ type: T.Type, count: Int, into types: inout [any BlankEvent.Type]) {
+    guard count > 0 else { return }
+    types.append(Nested<T>.self)
+    collectNestedEventTypes(Nested<T>.self, count: count - 1, into: &types)
+}
+
+private extension DominoNode {
+    func subscribeBlank<E: BlankEvent>(_ type: E.Type) -> Subscription {
+        subscribe(type, on: .postingThread) { _ in }
+    }
+
+    func postBlank<E: BlankEvent>(_ type: E.Type) -> PostResult {
+        post(E())
     }
 }

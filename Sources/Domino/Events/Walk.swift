@@ -151,12 +151,14 @@ extension DominoNode {
         plan.originTraced = traceAll || tracingFlag
         plan.strictRequests = GraphSettings.strictRequests
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
+        let filterBit = key.filterBit
         Route.walk(from: self) { node in
             plan.nodesVisited += 1
             if slowPath {
                 Self.collectSlowly(key, at: node, into: &plan, traceAll: traceAll)
                 return
             }
+            if node.slotFilter & filterBit == 0 { return }
             // An index loop: `first(where:)` copies every slot it looks at (measured:
             // +40% instructions per post on a node with five other slots).
             for index in node.slots.indices where node.slots[index].key == key {

@@ -26,6 +26,10 @@ public final class DominoNode: @unchecked Sendable {
     @exclusivity(unchecked) var childLinks = NodeList()
     @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
     @exclusivity(unchecked) var tracingFlag = false
+    /// The union of the `filterBit`s of the keys in `slots`: a walk passes a node
+    /// whose filter lacks its key's bit without scanning the slots. (Four bytes that
+    /// fit in the padding after `tracingFlag`, so a node grows by nothing.)
+    @exclusivity(unchecked) var slotFilter: UInt32 = 0
     @exclusivity(unchecked) var deliveryOverride: DeliveryMode?
     /// Set for nodes of a ``DominoResponder``; constant, so readable without the lock.
     let responderLink: ResponderLink?
@@ -198,6 +202,7 @@ public final class DominoNode: @unchecked Sendable {
                 replaceTable(at: index, with: slots[index].table.adding(handler), &graveyard)
             } else {
                 slots.append(Slot(key: key, table: HandlerTable(of: self).adding(handler)))
+                slotFilter |= key.filterBit
             }
         }
         return handler
@@ -211,6 +216,7 @@ public final class DominoNode: @unchecked Sendable {
         if remaining.isEmpty {
             graveyard.add(slots[index].table)
             slots.remove(at: index)
+            refreshSlotFilter()
         } else {
             replaceTable(at: index, with: remaining, &graveyard)
         }
@@ -219,6 +225,11 @@ public final class DominoNode: @unchecked Sendable {
     /// The key of the slot holding `handler`. Lock held.
     func slotKeyLocked(of handler: Subscription) -> SlotKey? {
         slots.first { $0.table.contains(handler) }?.key
+    }
+
+    /// Recomputes `slotFilter` after a slot went away. Exclusive lock held.
+    private func refreshSlotFilter() {
+        slotFilter = slots.reduce(0) { $0 | $1.key.filterBit }
     }
 
     /// Installs `table` at `index`. Exclusive lock held.
@@ -241,6 +252,7 @@ public final class DominoNode: @unchecked Sendable {
             slots[index].table.forEachHandler { graveyard.end($0) }
             graveyard.add(slots[index].table)
             slots.remove(at: index)
+            refreshSlotFilter()
         }
     }
 
@@ -266,6 +278,7 @@ public final class DominoNode: @unchecked Sendable {
             graveyard.add(slot.table)
         }
         slots = []
+        slotFilter = 0
     }
 
     /// How many handlers of every kind are registered at this node.

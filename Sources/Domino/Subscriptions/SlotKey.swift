@@ -33,6 +33,16 @@ struct SlotKey: Equatable, Sendable {
         SlotKey(typeBits: (typeBits & ~Self.phaseMask) | UInt(phase.rawValue), eventName: eventName)
     }
 
+    /// The key's bit in a node's `slotFilter`: one of 32, from the type's address
+    /// (every phase of a type shares it); named keys all share the top bit. Two keys
+    /// with the same bit only cost a scan of the slots, never a wrong answer.
+    @inline(__always)
+    var filterBit: UInt32 {
+        if typeBits < 8 { return 1 << 31 }
+        let mixed = (typeBits >> 4) ^ (typeBits >> 11)
+        return 1 << UInt32(truncatingIfNeeded: mixed & 31)
+    }
+
     /// The phase this key's handlers run in.
     var phase: Phase { Phase(rawValue: UInt8(typeBits & Self.phaseMask)) ?? .bubble }
 
