@@ -81,27 +81,31 @@ extension DominoNode {
     /// depth and nearest ancestor stage. Shared lock held.
     private static func collectDown(_ key: SlotKey, from roots: [NodeLink], into plan: inout Plan, traceAll: Bool) {
         let groupsExist = GraphSettings.groupsExist
+        let filterBit = key.filterBit
         var visited = Set<NodeLink>()
+        let extras = plan.extra()
         // The stages on the path from the root to the node being visited. Every
         // visited node pops the ones that are not its ancestors, stage or not.
         var open: [(depth: Int, stage: Int)] = []
         Route.walkDown(from: roots, visited: &visited) { node, depth in
             plan.nodesVisited += 1
             while let last = open.last, last.depth >= depth { open.removeLast() }
-            var table: HandlerTable?
-            var groups: HandlerTable?
+            if !groupsExist && node.slotFilter & filterBit == 0 { return }
+            // Indices rather than table references: each reference held here would
+            // cost a retain and a release per node.
+            var tableIndex = -1
+            var groupsIndex = -1
             for index in node.slots.indices {
                 let slotKey = node.slots[index].key
-                if slotKey == key { table = node.slots[index].table }
-                if groupsExist && slotKey == .group { groups = node.slots[index].table }
+                if slotKey == key { tableIndex = index }
+                if groupsExist && slotKey == .group { groupsIndex = index }
             }
-            if table == nil && groups == nil { return }
-            plan.stages.append(stage(table ?? HandlerTable(of: node), at: node, traceAll: traceAll))
-            let extras = plan.extra()
+            if tableIndex < 0 && groupsIndex < 0 { return }
+            plan.stages.append(stage(tableIndex >= 0 ? node.slots[tableIndex].table : HandlerTable(of: node), at: node, traceAll: traceAll))
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
             open.append((depth, plan.stages.count - 1))
-            if let groups { plan.addGroups(groups) }
+            if groupsIndex >= 0 { plan.addGroups(node.slots[groupsIndex].table) }
         }
     }
 
