@@ -55,6 +55,9 @@ extension DominoNode {
     public func request<R: Request>(_ request: R) async throws -> R.Response? {
         var plan = Plan()
         collect(.of(R.self), into: &plan, thread: ThreadState.current)
+        // This walk may wait for seconds: it retains its tables rather than holding
+        // back every other thread's reclamation (see `GraphLock`).
+        plan.holdTables()
         var eventName: String { String(describing: R.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))

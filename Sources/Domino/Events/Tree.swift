@@ -101,7 +101,7 @@ extension DominoNode {
                 if groupsExist && slotKey == .group { groupsIndex = index }
             }
             if tableIndex < 0 && groupsIndex < 0 { return }
-            plan.stages.append(stage(tableIndex >= 0 ? node.slots[tableIndex].table : HandlerTable(of: node), at: node, traceAll: traceAll))
+            plan.stages.append(stage(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node), at: node, traceAll: traceAll))
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
             open.append((depth, plan.stages.count - 1))
@@ -141,6 +141,8 @@ extension DominoNode {
             }
         }
         Self.collectDown(key, from: roots, into: &down, traceAll: traceAll)
+        up.pinIfBorrowing(thread.pointee.stripe)
+        down.pinIfBorrowing(thread.pointee.stripe)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
 
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
@@ -234,6 +236,7 @@ extension DominoNode {
                 break
             }
         }
+        plan.pinIfBorrowing(thread.pointee.stripe)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
 
         var eventName: String { key.displayName(for: Payload.self) }

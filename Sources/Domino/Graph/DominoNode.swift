@@ -214,7 +214,7 @@ public final class DominoNode: @unchecked Sendable {
         guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
         let remaining = slots[index].table.removing(handler)
         if remaining.isEmpty {
-            graveyard.add(slots[index].table)
+            graveyard.retire(slots[index].table)
             slots.remove(at: index)
             refreshSlotFilter()
         } else {
@@ -241,7 +241,7 @@ public final class DominoNode: @unchecked Sendable {
     /// thread sanitizer reports it). The replaced table goes to the graveyard: its
     /// last release may free handlers and with them user objects.
     private func replaceTable(at index: Int, with table: HandlerTable, _ graveyard: inout Graveyard) {
-        graveyard.add(slots[index].table)
+        graveyard.retire(slots[index].table)
         slots[index].table = table
     }
 
@@ -250,7 +250,7 @@ public final class DominoNode: @unchecked Sendable {
         graphLock.withExclusive { graveyard in
             guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
             slots[index].table.forEachHandler { graveyard.end($0) }
-            graveyard.add(slots[index].table)
+            graveyard.retire(slots[index].table)
             slots.remove(at: index)
             refreshSlotFilter()
         }
@@ -275,7 +275,7 @@ public final class DominoNode: @unchecked Sendable {
     private func removeAllSlotsLocked(_ graveyard: inout Graveyard) {
         for slot in slots {
             slot.table.forEachHandler { graveyard.end($0) }
-            graveyard.add(slot.table)
+            graveyard.retire(slot.table)
         }
         slots = []
         slotFilter = 0

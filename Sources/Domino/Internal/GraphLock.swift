@@ -10,19 +10,130 @@
 /// Invariant: no user code (handler, deinit of a user object) ever runs while any
 /// stripe is held. Writers hand what they remove back to the caller, which drops it
 /// after unlocking (see `Graveyard`).
+///
+/// It also keeps handler tables alive for the walks that borrow them, without a
+/// reference count that two threads posting at once would bounce between their
+/// cores (read-copy-update with epochs):
+/// - A walk *pins* its stripe while it runs: one of two counts next to the
+///   stripe's mutex, chosen by the parity of the current epoch.
+/// - A writer that replaces a table while any walk is pinned *retires* the old one
+///   to a limbo, stamped with the current epoch, instead of releasing it.
+/// - The epoch advances (new walks then pin the other parity) once the other
+///   parity has no pins left on any stripe; a table retired in epoch `e` is
+///   released once the epoch is past `e` and parity `e` has drained everywhere.
+/// So every retired table is released soon after the walks that were running when
+/// it was retired have ended, however busy the threads are. The price: a handler
+/// that runs for a long time (a modal loop, a blocking wait) holds back the release
+/// of tables retired meanwhile, and with them the handlers removed meanwhile, until
+/// it returns. Async walks, which may wait for seconds, retain their tables instead.
 final class GraphLock: @unchecked Sendable {
     static let stripeCount = 8
     /// Two cache lines per stripe keep adjacent-line prefetching from coupling them.
     private static let stripeStride = 128
+    /// Where a stripe keeps its two pin counts (one per epoch parity), after the mutex.
+    private static let pinsOffset = 64
 
     private let base: UnsafeMutableRawPointer
 
+    /// The current epoch; written under the exclusive lock, so any one stripe is
+    /// enough to read it.
+    @exclusivity(unchecked) private var epoch: UInt = 0
+    /// Tables retired while walks were pinned, by the epoch they were retired in,
+    /// oldest first. At most two epochs wait at a time (see `advanceLocked`), so
+    /// admitting and reclaiming cost the same however many tables wait. Guarded by
+    /// the exclusive lock.
+    @exclusivity(unchecked) private var limbo: [(tables: [HandlerTable], epoch: UInt)] = []
+    /// True while `limbo` holds tables; readable under any one stripe, like `epoch`.
+    @exclusivity(unchecked) private var limboHoldsTables = false
+
     init() {
-        precondition(PlatformMutex.size <= Self.stripeStride)
+        precondition(PlatformMutex.size <= Self.pinsOffset)
         base = .allocate(byteCount: Self.stripeCount * Self.stripeStride, alignment: Self.stripeStride)
         for stripe in 0..<Self.stripeCount {
             PlatformMutex.initialize(base + stripe * Self.stripeStride)
+            pins(stripe, parity: 0).initialize(to: 0)
+            pins(stripe, parity: 1).initialize(to: 0)
         }
+    }
+
+    /// How many walks on `stripe` pinned in epochs of `parity` are still running.
+    /// Guarded by the stripe.
+    @inline(__always)
+    private func pins(_ stripe: Int, parity: Int) -> UnsafeMutablePointer<Int> {
+        (base + stripe * Self.stripeStride + Self.pinsOffset + parity * MemoryLayout<Int>.stride)
+            .assumingMemoryBound(to: Int.self)
+    }
+
+    /// Marks a walk on `stripe` as borrowing tables. The caller holds the stripe.
+    ///
+    /// - Returns: The parity to unpin.
+    @inline(__always)
+    func pin(stripe: Int) -> Int {
+        let parity = Int(epoch & 1)
+        pins(stripe, parity: parity).pointee += 1
+        return parity
+    }
+
+    /// Ends a walk's borrowing on `stripe` (taken here); releases the retired tables
+    /// that this makes safe.
+    @inline(__always)
+    func unpin(stripe: Int, parity: Int) {
+        lockShared(stripe: stripe)
+        let remaining = pins(stripe, parity: parity).pointee - 1
+        pins(stripe, parity: parity).pointee = remaining
+        let reclaim = remaining == 0 && limboHoldsTables
+        unlockShared(stripe: stripe)
+        if reclaim { reclaimRetired() }
+    }
+
+    @inline(never)
+    private func reclaimRetired() {
+        var released: [HandlerTable] = []
+        lockExclusive()
+        advanceLocked(releasing: &released)
+        unlockExclusive()
+        // Their handlers, and whatever those hold, go here, outside the lock.
+        released.removeAll()
+    }
+
+    /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
+    private func drained(parity: Int) -> Bool {
+        (0..<Self.stripeCount).allSatisfy { pins($0, parity: parity).pointee == 0 }
+    }
+
+    /// Advances the epoch when it can and moves the limbo batches that are safe now
+    /// into `released`. Exclusive lock held.
+    private func advanceLocked(releasing released: inout [HandlerTable]) {
+        let other = Int((epoch &+ 1) & 1)
+        if limbo.last?.epoch == epoch && drained(parity: other) {
+            epoch &+= 1
+        }
+        limbo.removeAll { batch in
+            let safe = epoch &- batch.epoch >= 2
+                || (epoch &- batch.epoch == 1 && drained(parity: Int(batch.epoch & 1)))
+            if safe { released += batch.tables }
+            return safe
+        }
+        limboHoldsTables = !limbo.isEmpty
+    }
+
+    /// Sends the tables `graveyard` retired to limbo when a walk may still borrow
+    /// them, or back to the graveyard to be released after unlocking. Exclusive lock
+    /// held.
+    private func admitRetired(_ graveyard: inout Graveyard) {
+        let tables = graveyard.takeRetired()
+        var released: [HandlerTable] = []
+        if drained(parity: 0) && drained(parity: 1) {
+            released = tables
+        } else {
+            if limbo.last?.epoch == epoch {
+                limbo[limbo.count - 1].tables += tables
+            } else {
+                limbo.append((tables, epoch))
+            }
+            advanceLocked(releasing: &released)
+        }
+        for table in released { graveyard.add(table) }
     }
 
     @inline(__always)
@@ -67,9 +178,11 @@ final class GraphLock: @unchecked Sendable {
         do {
             result = try body(&graveyard)
         } catch {
+            if graveyard.hasRetired { admitRetired(&graveyard) }
             unlockExclusive()
             throw error
         }
+        if graveyard.hasRetired { admitRetired(&graveyard) }
         unlockExclusive()
         graveyard.bury()
         return result
@@ -89,8 +202,23 @@ struct Graveyard {
     private var bodies: [AnyObject] = []
     private var ended: [Subscription] = []
 
+    private var retired: [HandlerTable] = []
+
     mutating func add(_ object: AnyObject) {
         bodies.append(object)
+    }
+
+    /// Takes a handler table that was published at a node: walks may still borrow
+    /// it, so it is released only once none can (see `GraphLock`).
+    mutating func retire(_ table: HandlerTable) {
+        retired.append(table)
+    }
+
+    var hasRetired: Bool { !retired.isEmpty }
+
+    mutating func takeRetired() -> [HandlerTable] {
+        defer { retired = [] }
+        return retired
     }
 
     /// Marks `subscription` as ended (no longer registered at a node). Lock held.

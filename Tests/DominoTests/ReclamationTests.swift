@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// Something a handler captures, so a test can see when the handler is released.
+private final class Canary: @unchecked Sendable {
+    func chirp() {}
+}
+
+/// How long a table replaced during a walk lives: walks borrow handler tables
+/// without retaining them, so a replaced table waits in limbo until no walk that
+/// may borrow it is running (see `GraphLock`).
+@Suite("Reclamation of handler tables", .checksLeaks)
+struct ReclamationTests {
+    @Test func handlerCancelledOutsideAnyWalkOfItsNodeIsReleased() async {
+        // Other tests' walks may be running on other threads, and a table retired
+        // meanwhile waits for them; so "released" here means "soon", not "at once".
+        let node = DominoNode(label: "node")
+        let released = WeakBox<Canary>(nil)
+        // The handle is the handler, so it goes too: only the node's table and
+        // limbo could keep the canary alive.
+        var subscription: Subscription? = {
+            let canary = Canary()
+            released.value = canary
+            return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
+        }()
+        node.post(Ping(value: 1))
+        subscription?.cancel()
+        subscription = nil
+        #expect(await eventually { released.value == nil })
+    }
+
+    @Test func handlerCancelledDuringAnotherThreadsWalkIsReleasedWhenThatWalkEnds() async {
+        let node = DominoNode(label: "node")
+        let inHandler = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let walkEnded = DispatchSemaphore(value: 0)
+        node.subscribe(Ping.self, on: .postingThread) { _ in
+            inHandler.signal()
+            resume.wait()
+        }
+        let released = WeakBox<Canary>(nil)
+        var cancelled: Subscription? = {
+            let canary = Canary()
+            released.value = canary
+            return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
+        }()
+        Thread.detachNewThread {
+            node.post(Ping(value: 1))
+            walkEnded.signal()
+        }
+        inHandler.wait()
+        // The walk on the other thread borrows the table that holds the canary's
+        // handler; cancelling replaces the table, which must outlive that walk.
+        cancelled?.cancel()
+        cancelled = nil
+        #expect(released.value != nil, "released while a walk could still borrow it")
+        for churn in 0..<100 { node.subscribe(Pong.self, on: .postingThread) { _ in }.cancel(); _ = churn }
+        resume.signal()
+        walkEnded.wait()
+        #expect(await eventually { released.value == nil })
+    }
+
+    @Test func walkThatBorrowedARetiredTableStillRunsItsRemainingHandlersSafely() {
+        // A stress version: walks on two threads while a third replaces the tables
+        // they borrow thousands of times. A table released too early would be a
+        // use-after-free (the thread sanitizer run in CI sees those); every walk must
+        // still deliver to the steady subscriber exactly once.
+        let node = DominoNode(label: "node")
+        let steady = Counter()
+        node.subscribe(Ping.self, on: .postingThread) { _ in steady.increment() }
+        let wrong = Counter()
+        runConcurrently(3) { worker in
+            if worker == 0 {
+                for _ in 0..<3_000 {
+                    let canary = Canary()
+                    node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }.cancel()
+                }
+            } else {
+                for value in 0..<3_000 {
+                    if node.post(Ping(value: value)).deliveries < 1 { wrong.increment() }
+                }
+            }
+        }
+        #expect(steady.value == 6_000)
+        #expect(wrong.value == 0)
+    }
+
+    @Test func retiredTablesAreReleasedWhileMoreThreadsThanStripesKeepPosting() {
+        // Eleven threads post without pause, so several share a stripe and their
+        // walks overlap; tables retired meanwhile must still be released while they
+        // post (epochs move new walks to the other count), not only once they stop.
+        let node = DominoNode(label: "busy")
+        node.subscribe(Ping.self, on: .postingThread) { _ in }
+        let stop = Flag()
+        let stopped = DispatchSemaphore(value: 0)
+        let posters = 11
+        for _ in 0..<posters {
+            Thread.detachNewThread {
+                while !stop.isSet { node.post(Ping(value: 0)) }
+                stopped.signal()
+            }
+        }
+        let canaries = (0..<200).map { _ in WeakBox<Canary>(nil) }
+        for box in canaries {
+            var subscription: Subscription? = {
+                let canary = Canary()
+                box.value = canary
+                return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
+            }()
+            subscription?.cancel()
+            subscription = nil
+        }
+        var polls = 0
+        while canaries.contains(where: { $0.value != nil }) && polls < 2_000 {
+            Thread.sleep(forTimeInterval: 0.005)
+            polls += 1
+        }
+        let releasedWhilePosting = canaries.allSatisfy { $0.value == nil }
+        stop.set()
+        for _ in 0..<posters { stopped.wait() }
+        #expect(releasedWhilePosting)
+    }
+
+    @Test func asyncRequestWaitingForAnAnswerDoesNotHoldBackReleases() async {
+        // Had the waiting request pinned its stripe, the cancelled responder would
+        // stay alive until the gate opens, which happens only after the check.
+        let node = DominoNode(label: "node")
+        let answering = AsyncGate()
+        node.respond(to: Ask.self) { _ async -> String? in
+            await answering.arriveAndWait()
+            return "answer"
+        }
+        let request = Task { try await node.request(Ask(question: "?")) }
+        await answering.waitForArrival()
+        let released = WeakBox<Canary>(nil)
+        var subscription: Subscription? = {
+            let canary = Canary()
+            released.value = canary
+            return node.respond(to: Ask.self) { (_: Ask) -> String? in canary.chirp(); return nil }
+        }()
+        subscription?.cancel()
+        subscription = nil
+        #expect(await eventually { released.value == nil })
+        await answering.open()
+        #expect(try! await request.value == "answer")
+    }
+}
+
+/// Lets a test hold an async responder until it says so.
+private actor AsyncGate {
+    private var arrived = false
+    private var arrivalWaiters: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+    private var openWaiters: [CheckedContinuation<Void, Never>] = []
+
+    func arriveAndWait() async {
+        arrived = true
+        arrivalWaiters.forEach { $0.resume() }
+        arrivalWaiters = []
+        if isOpen { return }
+        await withCheckedContinuation { openWaiters.append($0) }
+    }
+
+    func waitForArrival() async {
+        if arrived { return }
+        await withCheckedContinuation { arrivalWaiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        openWaiters.forEach { $0.resume() }
+        openWaiters = []
+    }
+}
+
+/// A flag one thread sets and others poll.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+}
