@@ -15,12 +15,41 @@
 /// scenario spent three quarters of its time in swift_retain and swift_release
 /// when every copy of a stage retained the table, its arrays and each handler, and
 /// still over half when each walk retained each table once).
+///
+/// Plain data, so that making, copying and dropping stages costs no reference
+/// counting and no value-witness calls (measured: about a tenth of a local post's
+/// instructions went to destroying stages that held a `DeliveryMode`).
 struct Stage {
     let handlers: Unmanaged<HandlerTable>
-    /// The node's mode, else the global default: what subscribers that name none get.
-    let delivery: DeliveryMode
+    /// The node's mode, else the global default (what subscribers that name none
+    /// get): the mode itself when it has no queue, else a box the plan keeps alive.
+    private let mode: Mode
     let deliveryIsPostingThread: Bool
     let traced: Bool
+
+    enum Mode {
+        case mainThread
+        case background
+        case postingThread
+        case boxed(Unmanaged<DeliveryBox>)
+    }
+
+    init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool) {
+        self.handlers = handlers
+        self.mode = mode
+        if case .postingThread = mode { deliveryIsPostingThread = true } else { deliveryIsPostingThread = false }
+        self.traced = traced
+    }
+
+    /// The node's mode, else the global default.
+    var delivery: DeliveryMode {
+        switch mode {
+        case .mainThread: return .mainThread
+        case .background: return .background
+        case .postingThread: return .postingThread
+        case .boxed(let box): return box._withUnsafeGuaranteedRef { $0.mode }
+        }
+    }
 
     /// The table, retained: for the walks that are not worth the care.
     var table: HandlerTable { handlers.takeUnretainedValue() }
@@ -34,6 +63,12 @@ struct Stage {
     var nodeName: String { withTable { $0.nodeName } }
     var label: String? { withTable { $0.label } }
     var nodeID: ObjectIdentifier { withTable { $0.nodeID } }
+}
+
+/// A delivery mode with a queue, for a stage to point at.
+final class DeliveryBox {
+    let mode: DeliveryMode
+    init(_ mode: DeliveryMode) { self.mode = mode }
 }
 
 /// Stages in route order; the first is kept inline so that the common one-stage
@@ -79,9 +114,9 @@ struct Plan: ~Copyable {
         /// For walks down: each stage's nearest ancestor stage in the walk's tree, or
         /// -1 (what it inherits reformed values and interceptions from).
         @exclusivity(unchecked) var ancestors: ContiguousArray<Int> = []
-        /// Tables made for this walk only (a stage with only group interceptors),
-        /// which no node holds.
-        @exclusivity(unchecked) var ownTables: ContiguousArray<HandlerTable> = []
+        /// Objects made for this walk only, which its stages point at: tables of
+        /// stages with only group interceptors, boxed delivery modes.
+        @exclusivity(unchecked) var owned: ContiguousArray<AnyObject> = []
     }
 
     /// The extras, created on first use.
@@ -137,8 +172,35 @@ struct Plan: ~Copyable {
     /// Makes a table for this walk only and keeps it alive as long as the plan.
     mutating func ownTable(for node: DominoNode) -> HandlerTable {
         let table = HandlerTable(of: node)
-        extra().ownTables.append(table)
+        extra().owned.append(table)
         return table
+    }
+
+    /// The stage of `table` at `node`. Lock held.
+    @inline(__always)
+    mutating func stage(_ table: HandlerTable, at node: DominoNode, traceAll: Bool) -> Stage {
+        Stage(handlers: .passUnretained(table), mode: mode(at: node), traced: traceAll || node.tracingFlag)
+    }
+
+    /// Appends the stage of `table` at `node`. Lock held.
+    @inline(__always)
+    mutating func addStage(_ table: HandlerTable, at node: DominoNode, traceAll: Bool) {
+        let stage = stage(table, at: node, traceAll: traceAll)
+        stages.append(stage)
+    }
+
+    /// The delivery mode of `node`'s stages. Lock held.
+    @inline(__always)
+    private mutating func mode(at node: DominoNode) -> Stage.Mode {
+        switch node.deliveryOverride ?? GraphSettings.defaultDelivery {
+        case .mainThread: return .mainThread
+        case .background: return .background
+        case .postingThread: return .postingThread
+        case let mode:
+            let box = DeliveryBox(mode)
+            extra().owned.append(box)
+            return .boxed(.passUnretained(box))
+        }
     }
 
     deinit {
@@ -204,21 +266,10 @@ extension DominoNode {
             // An index loop: `first(where:)` copies every slot it looks at (measured:
             // +40% instructions per post on a node with five other slots).
             for index in node.slots.indices where node.slots[index].key == key {
-                plan.stages.append(Self.stage(node.slots[index].table, at: node, traceAll: traceAll))
+                plan.addStage(node.slots[index].table, at: node, traceAll: traceAll)
                 return
             }
         }
-    }
-
-    @inline(__always)
-    static func stage(_ table: HandlerTable, at node: DominoNode, traceAll: Bool) -> Stage {
-        let delivery = node.deliveryOverride ?? GraphSettings.defaultDelivery
-        return Stage(
-            handlers: .passUnretained(table),
-            delivery: delivery,
-            deliveryIsPostingThread: delivery.isPostingThread,
-            traced: traceAll || node.tracingFlag
-        )
     }
 
     /// The slower look-up once group interceptors or capture handlers exist: a node
@@ -236,9 +287,12 @@ extension DominoNode {
             if slotKey == .group { groups = node.slots[index].table }
             if let captureKey, slotKey == captureKey { capture = node.slots[index].table }
         }
-        if let capture { plan.extra().captures.append(stage(capture, at: node, traceAll: traceAll)) }
+        if let capture {
+            let stage = plan.stage(capture, at: node, traceAll: traceAll)
+            plan.extra().captures.append(stage)
+        }
         if table == nil && groups == nil { return }
-        plan.stages.append(stage(table ?? plan.ownTable(for: node), at: node, traceAll: traceAll))
+        plan.addStage(table ?? plan.ownTable(for: node), at: node, traceAll: traceAll)
         if let groups { plan.addGroups(groups) }
     }
 
