@@ -101,7 +101,7 @@ extension DominoNode {
                 if groupsExist && slotKey == .group { groupsIndex = index }
             }
             if tableIndex < 0 && groupsIndex < 0 { return }
-            plan.addStage(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node), at: node, traceAll: traceAll)
+            plan.addStage(.passUnretained(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node)), at: node, traceAll: traceAll)
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
             open.append((depth, plan.stages.count - 1))
@@ -132,7 +132,7 @@ extension DominoNode {
             Route.walk(from: self) { node in
                 up.nodesVisited += 1
                 for index in node.slots.indices where node.slots[index].key == raiseKey {
-                    up.addStage(node.slots[index].table, at: node, traceAll: traceAll)
+                    up.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
                     break
                 }
                 if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
@@ -230,7 +230,7 @@ extension DominoNode {
             plan.nodesVisited += 1
             for index in node.slots.indices where node.slots[index].key == key {
                 if !node.slots[index].table.subscribers.isEmpty {
-                    plan.addStage(node.slots[index].table, at: node, traceAll: traceAll)
+                    plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
                     plan.extra().depths.append(depth)
                 }
                 break

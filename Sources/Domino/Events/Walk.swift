@@ -177,14 +177,18 @@ struct Plan: ~Copyable {
     }
 
     /// The stage of `table` at `node`. Lock held.
+    ///
+    /// The table comes unmanaged: passed as a reference, it is loaded from a node's
+    /// slots across a call that mutates the plan, so the compiler retains it (the
+    /// contended scenario lost its scaling to that one retain).
     @inline(__always)
-    mutating func stage(_ table: HandlerTable, at node: DominoNode, traceAll: Bool) -> Stage {
-        Stage(handlers: .passUnretained(table), mode: mode(at: node), traced: traceAll || node.tracingFlag)
+    mutating func stage(_ table: Unmanaged<HandlerTable>, at node: DominoNode, traceAll: Bool) -> Stage {
+        Stage(handlers: table, mode: mode(at: node), traced: traceAll || node.tracingFlag)
     }
 
     /// Appends the stage of `table` at `node`. Lock held.
     @inline(__always)
-    mutating func addStage(_ table: HandlerTable, at node: DominoNode, traceAll: Bool) {
+    mutating func addStage(_ table: Unmanaged<HandlerTable>, at node: DominoNode, traceAll: Bool) {
         let stage = stage(table, at: node, traceAll: traceAll)
         stages.append(stage)
     }
@@ -266,7 +270,7 @@ extension DominoNode {
             // An index loop: `first(where:)` copies every slot it looks at (measured:
             // +40% instructions per post on a node with five other slots).
             for index in node.slots.indices where node.slots[index].key == key {
-                plan.addStage(node.slots[index].table, at: node, traceAll: traceAll)
+                plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
                 return
             }
         }
@@ -288,11 +292,11 @@ extension DominoNode {
             if let captureKey, slotKey == captureKey { capture = node.slots[index].table }
         }
         if let capture {
-            let stage = plan.stage(capture, at: node, traceAll: traceAll)
+            let stage = plan.stage(.passUnretained(capture), at: node, traceAll: traceAll)
             plan.extra().captures.append(stage)
         }
         if table == nil && groups == nil { return }
-        plan.addStage(table ?? plan.ownTable(for: node), at: node, traceAll: traceAll)
+        plan.addStage(.passUnretained(table ?? plan.ownTable(for: node)), at: node, traceAll: traceAll)
         if let groups { plan.addGroups(groups) }
     }
 
