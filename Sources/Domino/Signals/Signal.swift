@@ -83,14 +83,14 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         var previous: (repeat each Value)? = (repeat each value)
         core.lock()
         swap(&previous, &core.lastFired)
-        let reading = core.beginReadingLocked()
+        let reading = core.listForFiringLocked()
         core.unlock()
         // The values fired before may hold the last reference to a user object:
         // released here, after unlocking.
         withExtendedLifetime(previous) {}
         guard let reading else { return }
 
-        // The list stays alive until `endReading` (see ObserverList), so it and its
+        // The fire holds the list (see ObserverList), and the list its entries, so the
         // entries are used without retaining them.
         var ended: [SignalObserver]?
         let (base, count) = reading._withUnsafeGuaranteedRef { ($0.base, $0.count) }
@@ -103,7 +103,9 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
                 }
             }
         }
-        core.endReading(reading)
+        // Released after the callbacks: if the list was replaced meanwhile, this may
+        // be its last reference, and with it an entry's.
+        reading.release()
         if let ended {
             core.remove(ended, cancelling: false)
         }

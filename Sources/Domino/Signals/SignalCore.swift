@@ -12,11 +12,9 @@
 /// time, which would cost more than the whole fire.
 ///
 /// Invariants:
-/// - Every `var` below (and each list's reader count) is read and written only
-///   under `mutex`, which is why the runtime's exclusivity checks are switched off
-///   for them.
-/// - A list with readers stays alive: it is `list`, or it is in `retired` (see
-///   ``ObserverList``).
+/// - Every `var` below is read and written only under `mutex`, which is why the
+///   runtime's exclusivity checks are switched off for them.
+/// - A fire retains the list it iterates (see ``ObserverList``).
 /// - No user code runs under the lock and no user object's last release happens
 ///   under it: whatever a change takes out (entries, lists, earlier values, a
 ///   replaced hook) is handed back and released after unlocking.
@@ -28,12 +26,6 @@ class SignalCore: @unchecked Sendable {
 
     /// The current observers.
     @usableFromInline @exclusivity(unchecked) var list = ObserverList([])
-    /// How many fires are reading `list`. Kept here rather than in the list so that
-    /// a fire that ends while its list is still current touches only the core.
-    @usableFromInline @exclusivity(unchecked) var listReaders = 0
-    /// Lists replaced while fires were reading them, each with its own count of
-    /// readers; each leaves with its last reader.
-    @exclusivity(unchecked) var retired: [ObserverList] = []
     @exclusivity(unchecked) var maxObservers: Int
     @exclusivity(unchecked) var observerAdded: Hook?
     @exclusivity(unchecked) var observerRemoved: Hook?
@@ -81,49 +73,18 @@ class SignalCore: @unchecked Sendable {
 
     /// Makes `entries` the current list. Lock held. Returns the list it replaced,
     /// for the caller to release after unlocking (it may hold the last reference to
-    /// an entry); while fires still read it, `retired` keeps it alive for them.
+    /// an entry); fires still iterating it hold references of their own.
     final func replaceLocked(with entries: [SignalObserver]) -> ObserverList {
         let previous = list
         list = ObserverList(entries)
-        if listReaders > 0 {
-            previous.readers = listReaders
-            retired.append(previous)
-            listReaders = 0
-        }
         return previous
     }
 
-    /// Counts a fire in as a reader of the current list, which it may then use
-    /// unretained until ``endReading(_:)``. Lock held. Nil when there are no
-    /// observers: nothing to read, nothing to end.
+    /// The current list, retained, for a fire to iterate after unlocking; nil when
+    /// there are no observers. Lock held.
     @inlinable
-    final func beginReadingLocked() -> Unmanaged<ObserverList>? {
-        if list.count == 0 { return nil }
-        listReaders += 1
-        return Unmanaged.passUnretained(list)
-    }
-
-    /// Counts a fire out; the last reader of a replaced list lets it go.
-    @usableFromInline
-    final func endReading(_ reading: Unmanaged<ObserverList>) {
-        lock()
-        if reading.toOpaque() == Unmanaged.passUnretained(list).toOpaque() {
-            listReaders -= 1
-            unlock()
-            return
-        }
-        let finished = endReadingRetiredLocked(reading)
-        unlock()
-        // Released here, after unlocking: it may hold an entry's last reference.
-        withExtendedLifetime(finished) {}
-    }
-
-    /// `endReading` for a list that was replaced meanwhile: returns it when this
-    /// was its last reader. Lock held.
-    private final func endReadingRetiredLocked(_ reading: Unmanaged<ObserverList>) -> ObserverList? {
-        guard let index = retired.firstIndex(where: { $0 === reading.takeUnretainedValue() }) else { return nil }
-        retired[index].readers -= 1
-        return retired[index].readers == 0 ? retired.remove(at: index) : nil
+    final func listForFiringLocked() -> Unmanaged<ObserverList>? {
+        list.count == 0 ? nil : Unmanaged.passRetained(list)
     }
 
     // MARK: Adding and removing
