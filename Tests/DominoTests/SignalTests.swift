@@ -32,6 +32,23 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func anObserverFiringItsOwnSignalRecursivelyIsCutOffAndReportedInsteadOfOverflowingTheStack() {
+        let signal = Signal<Int>()
+        let listener = Listener()
+        signal.addObserver(listener) { [weak signal] observer, value in
+            observer.received.append(value)
+            signal?.fire(value + 1)
+        }
+        let diagnostics = Diagnostics.capture { signal.fire(0) }
+        #expect(listener.received == Array(0..<DominoNode.maximumNestingDepth))
+        #expect(diagnostics.map(\.code) == [.nestingLimitExceeded])
+        // The nesting count is given back: the next fire runs as deep again.
+        listener.received = []
+        _ = Diagnostics.capture { signal.fire(0) }
+        #expect(listener.received.count == DominoNode.maximumNestingDepth)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSignalOfNoValuesFiresWithNone() {
         let signal = EmptySignal()
         let listener = Listener()

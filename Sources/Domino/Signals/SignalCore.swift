@@ -87,6 +87,27 @@ class SignalCore: @unchecked Sendable {
         list.count == 0 ? nil : Unmanaged.passRetained(list)
     }
 
+    /// Counts a fire in on this thread's nesting count (shared with posts), or
+    /// reports the runaway and returns nil: an observer that fires its own signal
+    /// synchronously would otherwise recurse until the stack overflows. The caller
+    /// decrements the returned count when the fire ends.
+    @usableFromInline
+    final func enterFiring() -> UnsafeMutablePointer<Int>? {
+        let thread = ThreadState.current
+        if thread.pointee.nesting >= DominoNode.maximumNestingDepth {
+            Diagnostics.report(
+                .nestingLimitExceeded,
+                "A fire of \(typeName) is nested \(DominoNode.maximumNestingDepth) levels deep on one thread (an observer firing recursively?); it was dropped."
+            )
+            return nil
+        }
+        thread.pointee.nesting += 1
+        // The thread state is heap memory of its own thread: the field's address
+        // stays valid for the whole fire.
+        return (UnsafeMutableRawPointer(thread) + MemoryLayout<ThreadState>.offset(of: \.nesting)!)
+            .assumingMemoryBound(to: Int.self)
+    }
+
     // MARK: Adding and removing
 
     /// Appends `entry`. Returns the observer count, the limit and the hook to call.
