@@ -19,9 +19,10 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         case mountCycle
         /// `unmount(from:)` named a node that is not a parent. Nothing changes.
         case notMounted
-        /// Posts or requests nested deeper than ``DominoNode/maximumNestingDepth`` on one
-        /// thread (a handler posting recursively without end). The innermost post is
-        /// dropped; the outer ones complete.
+        /// Posts, requests or signal fires nested deeper than
+        /// ``DominoNode/maximumNestingDepth`` on one thread (a handler posting, or an
+        /// observer firing its own signal, without end). The innermost one is dropped;
+        /// the outer ones complete.
         case nestingLimitExceeded
         /// A handler delivered asynchronously tried to stop propagation. The walk had
         /// already moved on; the stop is ignored.

@@ -34,8 +34,8 @@ public final class DominoNode: @unchecked Sendable {
     /// Set for nodes of a ``DominoResponder``; constant, so readable without the lock.
     let responderLink: ResponderLink?
 
-    /// How many posts and requests may nest on one thread (a handler posting, whose
-    /// handler posts, ...). A post beyond it is dropped and reported as
+    /// How many posts, requests and signal fires may nest on one thread (a handler
+    /// posting, whose handler posts, ...). One beyond it is dropped and reported as
     /// ``Diagnostic/Code/nestingLimitExceeded``, which stops runaway recursion
     /// without crashing.
     public static let maximumNestingDepth = 64
