@@ -258,6 +258,26 @@ struct SwiftConcurrencyTests {
         #expect(node.subscriptionCount == 0)
     }
 
+    @Test @MainActor func namedEventsRouteToMainActorMethodsOfTheirOwner() {
+        let node = DominoNode(label: "fund")
+        var screen: FundScreen? = FundScreen()
+        let subscriptions = node.routeOnMainActor([
+            "SelectLimit": FundScreen.didSelectLimit,
+            "SelectMinBuyAmount": FundScreen.didSelectMinBuyAmount,
+        ], to: screen!)
+        node.post("SelectLimit", arguments: 500)
+        node.post("SelectMinBuyAmount", arguments: nil)
+        #expect(screen!.log == ["limit 500", "minimum none"])
+        #expect(subscriptions.count == 2)
+        let weakScreen = WeakBox(screen)
+        screen = nil
+        #expect(weakScreen.value == nil)
+        #expect(subscriptions.allSatisfy { !$0.isActive })
+        node.post("SelectLimit", arguments: 1)
+        node.post("SelectMinBuyAmount", arguments: 1)
+        #expect(node.subscriptionCount == 0)
+    }
+
     @Test func mainActorHandlerPostedFromAnotherThreadRunsOnTheMainActor() async {
         let node = DominoNode(label: "n")
         let screen = MainScreen()
@@ -276,6 +296,19 @@ struct SwiftConcurrencyTests {
 @MainActor final class MainScreen {
     var values: [Int] = []
     var title = ""
+}
+
+/// A main-actor view controller whose methods named events are routed to.
+@MainActor final class FundScreen {
+    var log: [String] = []
+
+    func didSelectLimit(_ event: NamedEvent) {
+        log.append("limit \(event.argument(0, as: Int.self).map(String.init) ?? "none")")
+    }
+
+    func didSelectMinBuyAmount(_ event: NamedEvent) {
+        log.append("minimum \(event.argument(0, as: Int.self).map(String.init) ?? "none")")
+    }
 }
 
 /// The synchronous request, called from a synchronous context.

@@ -61,6 +61,29 @@ extension DominoNode {
     ) -> Subscription {
         add(OwnedMainActorReceiver<NamedEvent, Owner>(owner: owner, handler), for: SlotKey.name(name.rawValue).in(phase))
     }
+
+    /// Routes named events to main-actor methods of `owner`, as ``route(_:to:on:)``
+    /// does for nonisolated ones: the responder-chain blog's name-to-selector table
+    /// for a `@MainActor` view controller. Each method runs on the main actor, in
+    /// place when the event is posted there, else soon after on the main queue.
+    ///
+    /// ```swift
+    /// domino.routeOnMainActor([
+    ///     "SelectLimit": FundViewController.didSelectLimit,
+    ///     "SelectMinBuyAmount": FundViewController.didSelectMinBuyAmount,
+    /// ], to: self)
+    /// ```
+    ///
+    /// - Returns: One subscription per name, in the order of the names' raw values.
+    @discardableResult
+    public func routeOnMainActor<Owner: AnyObject & Sendable>(
+        _ routes: [EventName: @MainActor @Sendable (Owner) -> (NamedEvent) -> Void],
+        to owner: Owner
+    ) -> [Subscription] {
+        routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
+            subscribeOnMainActor(name, owner: owner) { owner, event in method(owner)(event) }
+        }
+    }
 }
 
 /// Runs a main-actor closure. The walk calls `receive` only on the main thread (its
