@@ -49,6 +49,36 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func mainActorObserverRunsInPlaceWhenFiredOnTheMainActor() {
+        let signal = Signal<Int, String>()
+        let screen = ProgressScreen()
+        signal.addObserverOnMainActor(screen) { screen, value, label in screen.shown.append("\(label) \(value)") }
+        signal.fire(1, "one")
+        #expect(screen.shown == ["one 1"])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func mainActorObserverFiredFromAnotherThreadRunsOnTheMainActor() async {
+        let signal = Signal<Int>()
+        let screen = ProgressScreen()
+        signal.addObserverOnMainActor(screen) { screen, value in screen.shown.append("\(value)") }
+        DispatchQueue.global().async { signal.fire(2) }
+        #expect(await eventuallyOnMainActor { screen.shown == ["2"] })
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func mainActorObserverStillRunsOnTheMainActorWhenItsModeIsChanged() async {
+        // Misuse: the handle's mode moved off the main thread. The callback must
+        // not run off the main actor (that would trap); it hops back instead.
+        let signal = Signal<Int>()
+        let screen = ProgressScreen()
+        let observation = signal.addObserverOnMainActor(screen) { screen, value in screen.shown.append("\(value)") }
+        observation.deliveryMode = .postingThread
+        DispatchQueue.global().async { signal.fire(3) }
+        #expect(await eventuallyOnMainActor { screen.shown == ["3"] })
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSignalOfNoValuesFiresWithNone() {
         let signal = EmptySignal()
         let listener = Listener()
@@ -759,4 +789,19 @@ struct SignalTests {
         signal.fire(1)
         #expect(signal.observerCount == 0)
     }
+}
+
+/// `eventually` for main-actor state: polls on the main actor, which lets the main
+/// queue run what was queued for it in between.
+@MainActor private func eventuallyOnMainActor(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<2_000 {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
+}
+
+/// Main-actor state observing signals, as a view controller's.
+@MainActor private final class ProgressScreen {
+    var shown: [String] = []
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Main-actor handlers: UI code subscribes closures that run on the main actor, and
 /// handlers whose owner is a main-actor class, with no `MainActor.assumeIsolated`
 /// and no `Task { @MainActor in }` on the user's side.
@@ -122,5 +124,18 @@ final class OwnedMainActorReceiver<Payload: Sendable, Owner: AnyObject & Sendabl
         guard let owner else { return false }
         MainActor.assumeIsolated { body(owner, value) }
         return true
+    }
+}
+
+/// Runs `body` on the main actor: in place on the main thread (where the main actor
+/// runs), else queued on the main queue. For callbacks whose delivery mode should
+/// already have brought them to the main thread, so that a changed mode costs a
+/// hop instead of a failed isolation check.
+@usableFromInline
+func runOnMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
+    if DeliveryMode.mainThread.isCurrent(ThreadState.current) {
+        MainActor.assumeIsolated(body)
+    } else {
+        DispatchQueue.main.async { MainActor.assumeIsolated(body) }
     }
 }

@@ -190,6 +190,31 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Adds `observer` with a callback isolated to the main actor, such as a method
+    /// of a `@MainActor` view controller: it runs on the main actor, in place when the
+    /// signal fires on the main thread, else soon after on the main queue.
+    ///
+    /// ```swift
+    /// request.onProgress.addObserverOnMainActor(self) { controller, progress in
+    ///     controller.progressView.progress = Float(progress)
+    /// }
+    /// ```
+    ///
+    /// Everything else is as for ``addObserver(_:on:_:)``. Should the handle's
+    /// ``SignalObserver/deliveryMode`` be changed to another thread or queue, the
+    /// callback still runs on the main actor, one hop later.
+    @inlinable
+    @discardableResult
+    public func addObserverOnMainActor<Observer: AnyObject & Sendable>(
+        _ observer: Observer,
+        _ callback: @escaping @MainActor @Sendable (Observer, repeat each Value) -> Void
+    ) -> SignalObserver {
+        return add(observer, type: Observer.self, on: .mainThread) { (observer: AnyObject, value: repeat each Value) in
+            let typed = unsafeDowncast(observer, to: Observer.self)
+            runOnMainActor { callback(typed, repeat each value) }
+        }
+    }
+
     /// Adds an observation whose callback takes the observer type-erased.
     @usableFromInline
     func add(
