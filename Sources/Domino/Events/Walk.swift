@@ -325,15 +325,7 @@ extension DominoNode {
     /// Enters one level of nesting, or reports the runaway and returns false.
     @inline(__always)
     func enterNesting(_ thread: UnsafeMutablePointer<ThreadState>, what: @autoclosure () -> String) -> Bool {
-        if thread.pointee.nesting >= Self.maximumNestingDepth {
-            Diagnostics.report(
-                .nestingLimitExceeded,
-                "\(what()) at \(self) is nested \(Self.maximumNestingDepth) levels deep on one thread (a handler posting recursively?); it was dropped."
-            )
-            return false
-        }
-        thread.pointee.nesting += 1
-        return true
+        ThreadState.enterNesting(thread, "\(what()) at \(self)")
     }
 
     /// Posts `value` along the route, notifying the receivers of `key`.

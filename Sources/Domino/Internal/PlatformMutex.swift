@@ -25,10 +25,19 @@ enum PlatformMutex {
         precondition(error == 0, "pthread_mutex_init failed: \(error)")
     }
 
-    static func destroy(_ raw: UnsafeMutableRawPointer) {
+    /// A mutex in memory of its own, for `free(_:)` to end.
+    static func make() -> UnsafeMutableRawPointer {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        initialize(raw)
+        return raw
+    }
+
+    /// Ends a mutex from `make()` and frees its memory.
+    static func free(_ raw: UnsafeMutableRawPointer) {
         let mutex = raw.assumingMemoryBound(to: pthread_mutex_t.self)
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
+        raw.deallocate()
     }
 
     @inline(__always)
@@ -49,13 +58,11 @@ final class Mutex<Value>: @unchecked Sendable {
 
     init(_ value: Value) {
         self.value = value
-        raw = .allocate(byteCount: PlatformMutex.size, alignment: 16)
-        PlatformMutex.initialize(raw)
+        raw = PlatformMutex.make()
     }
 
     deinit {
-        PlatformMutex.destroy(raw)
-        raw.deallocate()
+        PlatformMutex.free(raw)
     }
 
     @inline(__always)

@@ -17,6 +17,23 @@ struct ThreadState {
     /// re-checks each remaining handler before calling it.
     var writes: Int = 0
 
+    /// Counts one more post, request or signal fire nested on this thread; beyond
+    /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
+    /// returns false instead (the caller drops it). The caller that got true
+    /// decrements `nesting` when it ends.
+    @inline(__always)
+    static func enterNesting(_ thread: UnsafeMutablePointer<ThreadState>, _ what: @autoclosure () -> String) -> Bool {
+        if thread.pointee.nesting >= DominoNode.maximumNestingDepth {
+            Diagnostics.report(
+                .nestingLimitExceeded,
+                "\(what()) is nested \(DominoNode.maximumNestingDepth) levels deep on one thread (a handler posting, or an observer firing, recursively?); it was dropped."
+            )
+            return false
+        }
+        thread.pointee.nesting += 1
+        return true
+    }
+
     private static let slot = ThreadLocalSlot { pointer in
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
         state.deinitialize(count: 1)

@@ -38,13 +38,11 @@ class SignalCore: @unchecked Sendable {
     init(typeName: String, maxObservers: Int) {
         self.typeName = typeName
         self.maxObservers = maxObservers
-        mutex = .allocate(byteCount: PlatformMutex.size, alignment: 16)
-        PlatformMutex.initialize(mutex)
+        mutex = PlatformMutex.make()
     }
 
     deinit {
-        PlatformMutex.destroy(mutex)
-        mutex.deallocate()
+        PlatformMutex.free(mutex)
     }
 
     @usableFromInline
@@ -94,14 +92,7 @@ class SignalCore: @unchecked Sendable {
     @usableFromInline
     final func enterFiring() -> UnsafeMutablePointer<Int>? {
         let thread = ThreadState.current
-        if thread.pointee.nesting >= DominoNode.maximumNestingDepth {
-            Diagnostics.report(
-                .nestingLimitExceeded,
-                "A fire of \(typeName) is nested \(DominoNode.maximumNestingDepth) levels deep on one thread (an observer firing recursively?); it was dropped."
-            )
-            return nil
-        }
-        thread.pointee.nesting += 1
+        guard ThreadState.enterNesting(thread, "A fire of \(typeName)") else { return nil }
         // The thread state is heap memory of its own thread: the field's address
         // stays valid for the whole fire.
         return (UnsafeMutableRawPointer(thread) + MemoryLayout<ThreadState>.offset(of: \.nesting)!)
