@@ -82,9 +82,34 @@ extension DominoNode {
                     }
                     try Task.checkCancellation()
                     answer = answered
-                } else if responder.answer(request, into: &answer) == .ownerGone {
-                    orphans.append(responder)
-                    continue
+                } else if responder.answersInIsolation, let isolated = responder as? IsolatedResponder<R> {
+                    // Goes to the responder's isolation (the main actor, another actor).
+                    try Task.checkCancellation()
+                    let answered = await isolated.answerInIsolation(request)
+                    try Task.checkCancellation()
+                    if answered.answering == .ownerGone {
+                        orphans.append(responder)
+                        continue
+                    }
+                    answer = answered.response
+                } else {
+                    switch responder.answer(request, into: &answer) {
+                    case .ownerGone:
+                        orphans.append(responder)
+                        continue
+                    case .notHere:
+                        // A responder whose mode names a queue: ask it there.
+                        try Task.checkCancellation()
+                        let answered = await Self.answer(request, by: responder, on: responder.delivery ?? .postingThread)
+                        try Task.checkCancellation()
+                        if answered.answering == .ownerGone {
+                            orphans.append(responder)
+                            continue
+                        }
+                        answer = answered.response
+                    case .answered, .declined:
+                        break
+                    }
                 }
                 if let answer {
                     if stage.traced || plan.originTraced {
@@ -103,6 +128,25 @@ extension DominoNode {
 /// A responder that answers asynchronously. Its synchronous `answer` declines
 /// without running (a synchronous walk cannot wait), which the walk reports when it
 /// ends unanswered.
+extension DominoNode {
+    /// What a responder said where its mode runs, carried back to the awaiting task.
+    struct RemoteAnswer<Response: Sendable>: Sendable {
+        let answering: Answering
+        let response: Response?
+    }
+
+    /// Asks `responder` on `mode`'s queue or thread, for an async request.
+    static func answer<R: Request>(_ request: R, by responder: Responder<R>, on mode: DeliveryMode) async -> RemoteAnswer<R.Response> {
+        await withCheckedContinuation { continuation in
+            mode.schedule {
+                var answer: R.Response?
+                let answering = responder.answer(request, into: &answer)
+                continuation.resume(returning: RemoteAnswer(answering: answering, response: answer))
+            }
+        }
+    }
+}
+
 class AsyncResponder<R: Request>: Responder<R>, @unchecked Sendable {
     override init() {
         super.init()

@@ -1,8 +1,9 @@
 import Dispatch
 
-/// Main-actor handlers: UI code subscribes closures that run on the main actor, and
-/// handlers whose owner is a main-actor class, with no `MainActor.assumeIsolated`
-/// and no `Task { @MainActor in }` on the user's side.
+/// Main-actor handlers by name, superseded by the isolated forms of `subscribe` and
+/// `route` (see ``DominoNode/subscribe(_:phase:isolation:_:)-(_,_,_,(E)->Void)``), which
+/// need no separate name: a handler written in main-actor code runs on the main
+/// actor. Kept, deprecated, for one release.
 ///
 /// ```swift
 /// @MainActor final class BadgeViewController {
@@ -23,6 +24,7 @@ import Dispatch
 extension DominoNode {
     /// Subscribes a main-actor handler to events of type `E` posted here or below.
     @discardableResult
+    @available(*, deprecated, message: "Call subscribe(_:) from main-actor code: a handler written there runs on the main actor (see Domino in main-actor app code).")
     public func subscribeOnMainActor<E: Event>(
         _ type: E.Type,
         phase: Phase = .bubble,
@@ -34,6 +36,7 @@ extension DominoNode {
     /// Subscribes a main-actor handler on behalf of `owner` (a main-actor class, for
     /// example), held weakly and passed in; the subscription ends with the owner.
     @discardableResult
+    @available(*, deprecated, message: "Call subscribe(_:) from main-actor code: a handler written there runs on the main actor (see Domino in main-actor app code).")
     public func subscribeOnMainActor<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type,
         owner: Owner,
@@ -45,6 +48,7 @@ extension DominoNode {
 
     /// Subscribes a main-actor handler to the named event `name`.
     @discardableResult
+    @available(*, deprecated, message: "Call subscribe(_:) from main-actor code: a handler written there runs on the main actor (see Domino in main-actor app code).")
     public func subscribeOnMainActor(
         _ name: EventName,
         phase: Phase = .bubble,
@@ -55,6 +59,7 @@ extension DominoNode {
 
     /// Subscribes a main-actor handler to the named event `name` on behalf of `owner`.
     @discardableResult
+    @available(*, deprecated, message: "Call subscribe(_:) from main-actor code: a handler written there runs on the main actor (see Domino in main-actor app code).")
     public func subscribeOnMainActor<Owner: AnyObject & Sendable>(
         _ name: EventName,
         owner: Owner,
@@ -78,12 +83,13 @@ extension DominoNode {
     ///
     /// - Returns: One subscription per name, in the order of the names' raw values.
     @discardableResult
+    @available(*, deprecated, message: "Call route(_:to:) from main-actor code: methods routed there run on the main actor (see Domino in main-actor app code).")
     public func routeOnMainActor<Owner: AnyObject & Sendable>(
         _ routes: [EventName: @MainActor @Sendable (Owner) -> (NamedEvent) -> Void],
         to owner: Owner
     ) -> [Subscription] {
         routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
-            subscribeOnMainActor(name, owner: owner) { owner, event in method(owner)(event) }
+            add(OwnedMainActorReceiver<NamedEvent, Owner>(owner: owner) { owner, event in method(owner)(event) }, for: SlotKey.name(name.rawValue).in(.bubble))
         }
     }
 }

@@ -40,6 +40,12 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A synchronous request went unanswered past async responders, which only
         /// an async request (`try await node.request(...)`) waits for. It returns nil.
         case asyncResponderSkipped
+        /// A synchronous request passed responders that answer only elsewhere: a
+        /// main-actor responder asked off the main thread, another actor's responder,
+        /// or one whose mode names a queue the request was not made on. Make the
+        /// request there, or `try await` it, which goes to each responder. It
+        /// returns nil when nobody else answered.
+        case isolatedResponderSkipped
         /// A ``Signal`` got more live observers than its ``Signal/maxObservers``, or
         /// the limit was lowered below their count (a leak, or an object adding itself
         /// again?). Nothing is refused or removed: every observer stays.

@@ -127,7 +127,7 @@ enum GraphSettings {
     /// Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var traceAll = false
     /// Guarded by `graphLock`.
-    @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .mainThread
+    @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .postingThread
     /// Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var strictRequests = false
     /// Set under the exclusive lock by the first group interceptor ever added; sticky,

@@ -23,24 +23,24 @@ extension DominoNode {
         deliver(NamedEvent(name: name, arguments: arguments), key: .name(name.rawValue))
     }
 
-    /// Routes named events to methods of `owner`: each name in `routes` is
-    /// subscribed on behalf of `owner` (held weakly), and its method receives the
-    /// event (the responder-chain blog's name-to-selector table, checked by the
-    /// compiler).
+    /// Routes named events to nonisolated methods of `owner`, run where `mode`
+    /// says: each name in `routes` is subscribed on behalf of `owner` (held weakly),
+    /// and its method receives the event (the responder-chain blog's
+    /// name-to-selector table, checked by the compiler). Main-actor code uses
+    /// ``route(_:to:isolation:)``, which names no mode.
     ///
     /// ```swift
     /// domino.route([
-    ///     "SelectLimit": FundViewController.didSelectLimit,
-    ///     "SelectMinBuyAmount": FundViewController.didSelectMinBuyAmount,
-    /// ], to: self)
+    ///     "SelectLimit": FundService.didSelectLimit,
+    /// ], to: service, on: .postingThread)
     /// ```
     ///
     /// - Returns: One subscription per name, in the order of the names' raw values.
     @discardableResult
-    public func route<Owner: AnyObject>(
+    public func route<Owner: AnyObject & Sendable>(
         _ routes: [EventName: @Sendable (Owner) -> (NamedEvent) -> Void],
         to owner: Owner,
-        on mode: DeliveryMode? = nil
+        on mode: DeliveryMode?
     ) -> [Subscription] {
         routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
             subscribe(name, owner: owner, on: mode) { owner, event in method(owner)(event) }
@@ -64,7 +64,7 @@ extension DominoNode {
     public func subscribe(
         _ name: EventName,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (NamedEvent) -> Void
     ) -> Subscription {
         add(ClosureReceiver<NamedEvent>(delivery: mode, body: handler), for: SlotKey.name(name.rawValue).in(phase))
@@ -75,7 +75,7 @@ extension DominoNode {
     public func subscribe(
         _ name: EventName,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (NamedEvent, inout Propagation) -> Void
     ) -> Subscription {
         add(ControllingReceiver<NamedEvent>(delivery: mode, body: handler), for: SlotKey.name(name.rawValue).in(phase))
@@ -84,11 +84,11 @@ extension DominoNode {
     /// Subscribes to the named event `name` on behalf of `owner`, held weakly and
     /// passed in; the subscription ends when the owner deallocates.
     @discardableResult
-    public func subscribe<Owner: AnyObject>(
+    public func subscribe<Owner: AnyObject & Sendable>(
         _ name: EventName,
         owner: Owner,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (Owner, NamedEvent) -> Void
     ) -> Subscription {
         add(OwnedReceiver<NamedEvent, Owner>(delivery: mode, owner: owner) { owner, event, _ in

@@ -21,8 +21,15 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
         case nestingLimit
     }
 
-    /// Handlers that ran, or were scheduled on their delivery queue.
+    /// Handlers reached: the ones that ran before the post returned, plus the ones
+    /// ``scheduled`` to run later.
     public let deliveries: Int
+    /// Handlers enqueued to run later, where their mode or isolation says (the main
+    /// queue for a main-actor handler posted to from another thread, a queue, an
+    /// actor). They run once that queue or actor gets to them.
+    public let scheduled: Int
+    /// Handlers that ran before the post returned, on the posting thread.
+    public var ran: Int { deliveries - scheduled }
     /// Nodes on the route that the walk reached, the posting node included.
     public let nodesVisited: Int
     /// Why the walk stopped early, or nil when it went the whole route.
@@ -35,9 +42,20 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
     /// True when something stopped the event before the end of its route.
     public var wasStopped: Bool { stopReason != nil }
 
-    /// A one-line summary, such as `delivered to 2 handler(s) over 3 node(s)`.
+    init(deliveries: Int, scheduled: Int = 0, nodesVisited: Int, stopReason: StopReason?, stoppedAt: String?) {
+        self.deliveries = deliveries
+        self.scheduled = scheduled
+        self.nodesVisited = nodesVisited
+        self.stopReason = stopReason
+        self.stoppedAt = stoppedAt
+    }
+
+    /// A one-line summary, such as `delivered to 2 handler(s) over 3 node(s)`, or
+    /// `delivered to 2 handler(s) (1 scheduled) over 3 node(s)`.
     public var description: String {
-        var text = "delivered to \(deliveries) handler(s) over \(nodesVisited) node(s)"
+        var text = "delivered to \(deliveries) handler(s)"
+        if scheduled > 0 { text += " (\(scheduled) scheduled)" }
+        text += " over \(nodesVisited) node(s)"
         if let stopReason {
             text += ", stopped (\(stopReason)) at \(stoppedAt ?? "?")"
         }

@@ -15,34 +15,47 @@ extension DominoNode {
         ask(request)
     }
 
-    /// Registers a responder for requests of type `R` made here or below.
+    /// Registers a nonisolated responder for requests of type `R` made here or
+    /// below, which answers where `mode` says. Main-actor code uses
+    /// ``respond(to:isolation:_:)``, which names no mode.
     ///
-    /// Return nil to decline and let the request go further up.
+    /// Return nil to decline and let the request go further up. With
+    /// ``DeliveryMode/postingThread`` it answers every synchronous request on the
+    /// requesting thread. With another mode it answers synchronous requests made
+    /// where that mode runs (on the main thread, on that queue), and a synchronous
+    /// request from elsewhere passes it by, reported as
+    /// ``Diagnostic/Code/isolatedResponderSkipped``; `try await request(_:)` goes
+    /// there.
     ///
     /// ```swift
-    /// rootNode.respond(to: FetchChannelID.self) { _ in "channel-42" }
+    /// rootNode.respond(to: FetchChannelID.self, on: .postingThread) { _ in "channel-42" }
     /// ```
     @discardableResult
     public func respond<R: Request>(
         to type: R.Type,
+        on mode: DeliveryMode,
         _ answer: @escaping @Sendable (R) -> R.Response?
     ) -> Subscription {
-        add(ClosureResponder<R>(body: answer), for: .of(R.self))
+        mode.prepare()
+        return add(ClosureResponder<R>(mode: mode, body: answer), for: .of(R.self))
     }
 
-    /// Registers a responder on behalf of `owner`, held weakly and passed in.
+    /// Registers a nonisolated responder on behalf of `owner`, held weakly and
+    /// passed in, which answers where `mode` says (see ``respond(to:on:_:)``).
     ///
     /// ```swift
-    /// domino.respond(to: FetchChannelID.self, owner: self) { controller, _ in
-    ///     controller.channelID
+    /// domino.respond(to: FetchChannelID.self, owner: session, on: .postingThread) { session, _ in
+    ///     session.channelID
     /// }
     /// ```
     @discardableResult
-    public func respond<R: Request, Owner: AnyObject>(
+    public func respond<R: Request, Owner: AnyObject & Sendable>(
         to type: R.Type,
         owner: Owner,
+        on mode: DeliveryMode,
         _ answer: @escaping @Sendable (Owner, R) -> R.Response?
     ) -> Subscription {
-        add(OwnedResponder<R, Owner>(owner: owner, body: answer), for: .of(R.self))
+        mode.prepare()
+        return add(OwnedResponder<R, Owner>(mode: mode, owner: owner, body: answer), for: .of(R.self))
     }
 }

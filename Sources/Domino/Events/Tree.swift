@@ -150,6 +150,7 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: raising ? .raised : .broadcast, event: eventName, node: description))
         }
         var deliveries = 0
+        var scheduled = 0
         var orphans: [Subscription] = []
         var stopReason: PostResult.StopReason?
         var stoppedAt: String?
@@ -166,7 +167,7 @@ extension DominoNode {
         // Raise: up the route to the root(s).
         for index in 0..<up.stages.count {
             let stage = up.stages[index]
-            let propagation = Self.notify(value, at: stage, writes: up.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(value, at: stage, writes: up.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopped(stop, at: stage)
                 break
@@ -195,7 +196,7 @@ extension DominoNode {
                 reformed[index] = current
                 source[index] = index
             }
-            let propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopped(stop, at: stage)
                 break
@@ -211,7 +212,7 @@ extension DominoNode {
         if deliveries == 0 && down.originTraced && stopReason == nil {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
-        return PostResult(deliveries: deliveries, nodesVisited: up.nodesVisited + down.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: up.nodesVisited + down.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     private func deliverToDeepest<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
@@ -259,18 +260,20 @@ extension DominoNode {
                     continue
                 }
                 let mode = receiver.delivery ?? stage.delivery
+                var scheduled = 1
                 if receiver.runsOnPostingThread || mode.isCurrent(thread) {
                     var propagation = Propagation()
                     guard receiver.receive(value, &propagation) else {
                         orphans.append(receiver)
                         continue
                     }
+                    if !receiver.hopsToActor { scheduled = 0 }
                     if stage.traced { Tracing.emit(TraceRecord(kind: .delivered, event: eventName, node: stage.nodeName)) }
                 } else {
                     Self.schedule(value, to: receiver, mode: mode, stage: stage)
                     if stage.traced { Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName)) }
                 }
-                return PostResult(deliveries: 1, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
+                return PostResult(deliveries: 1, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
             }
         }
         if plan.originTraced {

@@ -35,7 +35,7 @@ extension DominoNode {
     public func subscribe<E: Event>(
         _ type: E.Type,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (E) -> Void
     ) -> Subscription {
         add(ClosureReceiver<E>(delivery: mode, body: handler), for: SlotKey.of(E.self).in(phase))
@@ -52,7 +52,7 @@ extension DominoNode {
     public func subscribe<E: Event>(
         _ type: E.Type,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (E, inout Propagation) -> Void
     ) -> Subscription {
         add(ControllingReceiver<E>(delivery: mode, body: handler), for: SlotKey.of(E.self).in(phase))
@@ -68,11 +68,11 @@ extension DominoNode {
     /// }
     /// ```
     @discardableResult
-    public func subscribe<E: Event, Owner: AnyObject>(
+    public func subscribe<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type,
         owner: Owner,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (Owner, E) -> Void
     ) -> Subscription {
         add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner) { owner, event, _ in
@@ -82,11 +82,11 @@ extension DominoNode {
 
     /// Subscribes on behalf of `owner` with a handler that can stop the event.
     @discardableResult
-    public func subscribe<E: Event, Owner: AnyObject>(
+    public func subscribe<E: Event, Owner: AnyObject & Sendable>(
         _ type: E.Type,
         owner: Owner,
         phase: Phase = .bubble,
-        on mode: DeliveryMode? = nil,
+        on mode: DeliveryMode?,
         _ handler: @escaping @Sendable (Owner, E, inout Propagation) -> Void
     ) -> Subscription {
         add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner, body: handler), for: SlotKey.of(E.self).in(phase))

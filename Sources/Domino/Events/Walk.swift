@@ -346,6 +346,7 @@ extension DominoNode {
 
         var value = value
         var deliveries = 0
+        var scheduled = 0
         var stopReason: PostResult.StopReason?
         var stoppedAt: String?
         var orphans: [Subscription] = []
@@ -353,7 +354,7 @@ extension DominoNode {
         // The capture phase: outermost first, down to the posting node.
         if let captures = plan.extras?.captures, !captures.isEmpty {
             for stage in captures.reversed() {
-            let propagation = Self.notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
@@ -373,7 +374,7 @@ extension DominoNode {
                 Self.reform(&value, at: stage, eventName: eventName)
             }
 
-            let propagation = Self.notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, orphans: &orphans)
+            let propagation = Self.notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
@@ -393,7 +394,7 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
         if !orphans.isEmpty { Self.purge(orphans) }
-        return PostResult(deliveries: deliveries, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else
@@ -406,6 +407,7 @@ extension DominoNode {
         thread: UnsafeMutablePointer<ThreadState>,
         eventName: @autoclosure () -> String,
         deliveries: inout Int,
+        scheduled: inout Int,
         orphans: inout [Subscription]
     ) -> Propagation {
         var propagation = Propagation()
@@ -421,6 +423,7 @@ extension DominoNode {
                 if runsHere {
                     if receiver.receive(value, &propagation) {
                         deliveries += 1
+                        if receiver.hopsToActor { scheduled += 1 }
                         if stage.traced {
                             Tracing.emit(TraceRecord(kind: .delivered, event: eventName(), node: stage.nodeName))
                         }
@@ -430,6 +433,7 @@ extension DominoNode {
                     return propagation.requestedStop != .immediately
                 }
                 deliveries += 1
+                scheduled += 1
                 schedule(value, to: receiver, mode: receiver.delivery ?? stage.delivery, stage: stage)
                 if stage.traced {
                     Tracing.emit(TraceRecord(kind: .scheduled, event: eventName(), node: stage.nodeName))
@@ -498,6 +502,7 @@ extension DominoNode {
         var request = request
         var orphans: [Subscription] = []
         var skippedAsync = 0
+        var skippedElsewhere = 0
         defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
         let writes = plan.writes
@@ -525,6 +530,9 @@ extension DominoNode {
                     case .ownerGone:
                         Self.keep(handler, in: &orphans)
                         return true
+                    case .notHere:
+                        skippedElsewhere += 1
+                        return true
                     }
                 }
             }
@@ -538,6 +546,9 @@ extension DominoNode {
         }
         if skippedAsync > 0 {
             Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
+        }
+        if skippedElsewhere > 0 {
+            Diagnostics.report(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedElsewhere) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
         }
         wentUnanswered(eventName, plan: plan)
         return nil

@@ -8,32 +8,65 @@
 /// on the route, then the node's mounted parents; a node reached both ways is
 /// visited once.
 ///
+/// The chain is main-actor state by default, as UIKit's is: a `@MainActor` class
+/// conforms as it is, with no `nonisolated` and no `assumeIsolated`.
+///
+/// ```swift
+/// @MainActor final class Coordinator: DominoResponder {
+///     weak var parent: Coordinator?
+///     var nextDominoResponder: (any DominoResponder)? { parent }
+///     lazy var domino = DominoNode(label: "coordinator", responder: self)
+/// }
+/// ```
+///
+/// Domino reads the chain on the main thread only; posts from other threads follow
+/// the links it read there last. A responder whose chain may be read on any thread
+/// (a plain model object) says so, and is then read on the posting thread:
+///
 /// ```swift
 /// final class CardView: DominoResponder {
 ///     weak var superview: StackView?
-///     var nextDominoResponder: (any DominoResponder)? { superview }
+///     nonisolated var nextDominoResponder: (any DominoResponder)? { superview }
+///     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
 ///     lazy var domino = DominoNode(label: "card", responder: self)
 /// }
 /// ```
 ///
-/// UIKit's `UIResponder` and AppKit's `NSResponder` conform already, with a `domino`
-/// node created on first use.
+/// UIKit's `UIResponder` and AppKit's `NSResponder` conform already, with a
+/// `dominoNode` created on first use.
 public protocol DominoResponder: AnyObject {
     /// The next responder up the chain, or nil at its top.
     ///
-    /// Domino reads it outside its locks, on the thread that posts, each time a post
-    /// passes a node of this responder; so the route follows the chain as it is now.
-    var nextDominoResponder: (any DominoResponder)? { get }
+    /// Domino reads it outside its locks each time a post passes a node of this
+    /// responder, so the route follows the chain as it is now: on the main thread,
+    /// or on the posting thread when ``readsChainOnMainThreadOnly`` is false.
+    @MainActor var nextDominoResponder: (any DominoResponder)? { get }
 
-    /// True when the chain may only be read on the main thread, as UIKit's and
-    /// AppKit's. Posts from other threads then follow the links that Domino found
-    /// the last time it read the chain on the main thread. False by default.
+    /// True (the default) when the chain may only be read on the main thread, as
+    /// UIKit's and AppKit's. Posts from other threads then follow the links that
+    /// Domino found the last time it read the chain on the main thread.
+    ///
+    /// Return false only when ``nextDominoResponder`` is nonisolated and safe to read
+    /// on any thread: Domino then reads it on the posting thread.
     static var readsChainOnMainThreadOnly: Bool { get }
 }
 
 extension DominoResponder {
-    /// False: the chain may be read on any thread.
-    public static var readsChainOnMainThreadOnly: Bool { false }
+    /// True: the chain is read on the main thread only.
+    public static var readsChainOnMainThreadOnly: Bool { true }
+}
+
+extension DominoResponder {
+    /// `nextDominoResponder`, read where the caller has checked it may be: on the
+    /// main thread, or anywhere for a responder that declared its chain readable on
+    /// any thread. Isolation is asserted the way `MainActor.assumeIsolated` does it.
+    func nextResponderAssumingReadable() -> (any DominoResponder)? {
+        nonisolated(unsafe) let responder = self
+        let read: @MainActor () -> (any DominoResponder)? = { responder.nextDominoResponder }
+        return withoutActuallyEscaping(read) { read in
+            unsafeBitCast(read, to: (() -> (any DominoResponder)?).self)()
+        }
+    }
 }
 
 /// A node's place in a responder chain. `host` and the constants are set once, at
@@ -140,16 +173,18 @@ extension DominoNode {
             refreshed.append(ObjectIdentifier(node))
             guard let link = node.responderLink else { continue }
             if link.readsOnMainThreadOnly && !onMainThread { continue }
-            let successor = resolveSuccessor(of: link, from: node)
+            guard case .resolved(let successor) = resolveSuccessor(of: link, from: node, onMainThread: onMainThread) else { continue }
             generation = node.install(successor: successor, in: link)
         }
         return generation != collected
     }
 
-    /// The node of the first responder above `link`'s host that has one.
-    private static func resolveSuccessor(of link: ResponderLink, from node: DominoNode) -> DominoNode? {
-        guard let host = link.host else { return nil }
-        var candidate = host.nextDominoResponder
+    /// The node of the first responder above `link`'s host that has one, or
+    /// `.unreadable` when a responder on the way may only be read on the main thread
+    /// and this is not it (the link last read there then stays).
+    private static func resolveSuccessor(of link: ResponderLink, from node: DominoNode, onMainThread: Bool) -> Resolution {
+        guard let host = link.host else { return .resolved(nil) }
+        var candidate = host.nextResponderAssumingReadable()
         var steps = 0
         while let responder = candidate {
             let registered = graphLock.withShared {
@@ -157,7 +192,7 @@ extension DominoNode {
             }
             // The identity check guards against a dead host whose address was reused.
             if let registered, registered.responderLink?.host === responder {
-                return registered
+                return .resolved(registered)
             }
             steps += 1
             if steps >= maximumResponderChainLength {
@@ -165,11 +200,19 @@ extension DominoNode {
                     .responderChainTooLong,
                     "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there."
                 )
-                return nil
+                return .resolved(nil)
             }
-            candidate = responder.nextDominoResponder
+            // Each responder's own kind decides: a model object's chain may lead
+            // through a view, which only the main thread may ask.
+            if !onMainThread && type(of: responder).readsChainOnMainThreadOnly { return .unreadable }
+            candidate = responder.nextResponderAssumingReadable()
         }
-        return nil
+        return .resolved(nil)
+    }
+
+    private enum Resolution {
+        case resolved(DominoNode?)
+        case unreadable
     }
 
     /// Makes `successor` this node's responder-chain successor.

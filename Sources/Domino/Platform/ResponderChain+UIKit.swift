@@ -1,23 +1,24 @@
-// The only platform glue: UIKit's and AppKit's responders are Domino responders.
-// Linux CI cannot compile this file; the protocol it implements is exercised there
-// with a simulated view tree (Tests/DominoTests/SimulatedUIKit.swift).
-#if canImport(UIKit)
+// UIKit's and AppKit's responders are Domino responders. Linux CI typechecks this
+// file against stand-in UIKit and AppKit modules (PlatformCheck/); the protocol it
+// implements is exercised there with a simulated view tree
+// (Tests/DominoTests/SimulatedUIKit.swift).
+//
+// watchOS has UIKit but no UIResponder, hence the extra condition.
+#if canImport(UIKit) && !os(watchOS)
 import UIKit
 
 extension UIResponder: DominoResponder {
-    /// `next`, read on the main thread (Domino only asks there; see below).
-    nonisolated public var nextDominoResponder: (any DominoResponder)? {
-        MainActor.assumeIsolated { next }
-    }
-
-    /// True: UIKit's chain is main-thread state.
-    nonisolated public static var readsChainOnMainThreadOnly: Bool { true }
+    /// `next`: UIKit's responder chain, read on the main thread.
+    public var nextDominoResponder: (any DominoResponder)? { next }
 }
 
 extension UIResponder {
     /// This responder's node, created on first use; its routes follow the responder
     /// chain (views, their controllers, the window, the application).
-    public var domino: DominoNode {
+    ///
+    /// Named so that a subclass may still declare its own
+    /// `let domino = DominoNode(label:)`, as the guides do; the two are separate nodes.
+    public var dominoNode: DominoNode {
         if let node = objc_getAssociatedObject(self, &dominoNodeKey) as? DominoNode { return node }
         let node = DominoNode(label: String(describing: type(of: self)), responder: self)
         objc_setAssociatedObject(self, &dominoNodeKey, node, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
@@ -28,19 +29,17 @@ extension UIResponder {
 import AppKit
 
 extension NSResponder: DominoResponder {
-    /// `nextResponder`, read on the main thread (Domino only asks there; see below).
-    nonisolated public var nextDominoResponder: (any DominoResponder)? {
-        MainActor.assumeIsolated { nextResponder }
-    }
-
-    /// True: AppKit's chain is main-thread state.
-    nonisolated public static var readsChainOnMainThreadOnly: Bool { true }
+    /// `nextResponder`: AppKit's responder chain, read on the main thread.
+    public var nextDominoResponder: (any DominoResponder)? { nextResponder }
 }
 
 extension NSResponder {
     /// This responder's node, created on first use; its routes follow the responder
     /// chain (views, their controllers, the window, the application).
-    public var domino: DominoNode {
+    ///
+    /// Named so that a subclass may still declare its own
+    /// `let domino = DominoNode(label:)`, as the guides do; the two are separate nodes.
+    public var dominoNode: DominoNode {
         if let node = objc_getAssociatedObject(self, &dominoNodeKey) as? DominoNode { return node }
         let node = DominoNode(label: String(describing: type(of: self)), responder: self)
         objc_setAssociatedObject(self, &dominoNodeKey, node, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
@@ -49,7 +48,7 @@ extension NSResponder {
 }
 #endif
 
-#if canImport(UIKit) || canImport(AppKit)
+#if (canImport(UIKit) && !os(watchOS)) || canImport(AppKit)
 /// The associated-object key of a responder's node; only its address matters.
 nonisolated(unsafe) private var dominoNodeKey: UInt8 = 0
 #endif

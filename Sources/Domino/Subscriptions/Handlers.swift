@@ -46,7 +46,7 @@ final class ControllingReceiver<Payload: Sendable>: Receiver<Payload>, @unchecke
     }
 }
 
-final class OwnedReceiver<Payload: Sendable, Owner: AnyObject>: Receiver<Payload>, @unchecked Sendable {
+final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Receiver<Payload>, @unchecked Sendable {
     weak var owner: Owner?
     let body: @Sendable (Owner, Payload, inout Propagation) -> Void
 
@@ -95,8 +95,14 @@ final class Interceptor<Payload: Sendable>: Subscription, @unchecked Sendable {
 
 /// Answers a request; the first non-nil answer on the route wins.
 class Responder<R: Request>: Subscription, @unchecked Sendable {
+    /// A responder that answers on the requesting thread.
     init() {
-        super.init(role: .responder, delivery: nil)
+        super.init(role: .responder, delivery: .postingThread)
+    }
+
+    /// A responder that answers only where `mode` runs (see `Answering.notHere`).
+    init(mode: DeliveryMode) {
+        super.init(role: .responder, delivery: mode)
     }
 
     override var payloadName: String { String(describing: R.self) }
@@ -120,29 +126,35 @@ enum Answering {
     /// Its owner is gone and it did not run: the walk goes on, and the responder is
     /// removed.
     case ownerGone
+    /// It answers in another isolation or on another thread only (a main-actor
+    /// responder, or one whose mode names a queue): a synchronous request from here
+    /// passes it by, reported; an async request goes there.
+    case notHere
 }
 
 final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
     let body: @Sendable (R) -> R.Response?
 
-    init(body: @escaping @Sendable (R) -> R.Response?) {
+    init(mode: DeliveryMode, body: @escaping @Sendable (R) -> R.Response?) {
         self.body = body
+        super.init(mode: mode)
     }
 
     override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+        if !runsOnPostingThread && !delivery.unsafelyUnwrapped.isCurrent(ThreadState.current) { return .notHere }
         answer = body(request)
         return answer == nil ? .declined : .answered
     }
 }
 
-final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @unchecked Sendable {
+final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R>, @unchecked Sendable {
     weak var owner: Owner?
     let body: @Sendable (Owner, R) -> R.Response?
 
-    init(owner: Owner, body: @escaping @Sendable (Owner, R) -> R.Response?) {
+    init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R) -> R.Response?) {
         self.owner = owner
         self.body = body
-        super.init()
+        super.init(mode: mode)
         #if DEBUG
         InstanceTracker.track(owner, "owner \(type(of: owner))")
         #endif
@@ -151,6 +163,7 @@ final class OwnedResponder<R: Request, Owner: AnyObject>: Responder<R>, @uncheck
     override var isOrphaned: Bool { owner == nil }
 
     override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+        if !runsOnPostingThread && !delivery.unsafelyUnwrapped.isCurrent(ThreadState.current) { return .notHere }
         guard let owner else { return .ownerGone }
         answer = body(owner, request)
         return answer == nil ? .declined : .answered

@@ -29,6 +29,12 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// init. Here rather than in the generic `Responder<R>`, whose stored properties
     /// an unspecialized walk can only reach through a metadata look-up per call.
     var answersAsynchronously = false
+    /// True for handlers written in another actor's code: the walk's call only
+    /// enqueues them there, so it counts them as scheduled. Set once, in init.
+    var hopsToActor = false
+    /// True for responders written in isolated code, which answer in their isolation
+    /// only. Set once, in init.
+    var answersInIsolation = false
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role

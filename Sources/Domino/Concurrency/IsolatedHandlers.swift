@@ -1,0 +1,354 @@
+/// Handlers that run where they were written: the rule behind every `subscribe`,
+/// `respond` and `route` that names no delivery mode.
+///
+/// A handler written in main-actor code (a `@MainActor` view controller, or any code
+/// in a module whose default isolation is `MainActor`) runs on the main actor: in
+/// place when the event is posted on the main thread, else enqueued on the main
+/// queue in posting order. It may read and mutate main-actor state directly, with no
+/// `MainActor.assumeIsolated` and no `Task`:
+///
+/// ```swift
+/// @MainActor final class LikesViewController {
+///     let domino = DominoNode(label: "likes")
+///     var likes = 0
+///
+///     func viewDidLoad() {
+///         domino.subscribe(PhotoLiked.self, owner: self) { controller, event in
+///             controller.likes += event.count      // main-actor state, no warning
+///         }
+///     }
+/// }
+/// ```
+///
+/// A handler written in another actor's code runs on that actor, always enqueued
+/// (a task per delivery). Nonisolated code names where its `@Sendable` handler runs
+/// with `on:` (see ``DeliveryMode``); the compiler asks for it, because a handler
+/// that is not `Sendable` must never run on another thread.
+///
+/// The caller's isolation is read from `#isolation`, so these calls compile only in
+/// isolated code; never pass `isolation` yourself.
+extension DominoNode {
+    /// Subscribes a handler to events of type `E` posted here or below; it runs in
+    /// the caller's isolation (on the main actor from main-actor code).
+    ///
+    /// ```swift
+    /// domino.subscribe(ContentDidLoad.self) { event in
+    ///     badge.count = event.itemCount
+    /// }
+    /// ```
+    ///
+    /// From nonisolated code, name a mode instead:
+    /// ``subscribe(_:phase:on:_:)-(_,_,DeliveryMode?,(E)->Void)``.
+    @discardableResult
+    public func subscribe<E: Event>(
+        _ type: E.Type,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (E) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, _ in handler(event) }, for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes a handler, run in the caller's isolation, that can stop the event
+    /// (see ``Propagation``). A handler enqueued rather than run in place cannot
+    /// stop the walk, which has moved on; that is reported.
+    @discardableResult
+    public func subscribe<E: Event>(
+        _ type: E.Type,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (E, inout Propagation) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, propagation in handler(event, &propagation) }, for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes on behalf of `owner`, which is held weakly and passed to the
+    /// handler, so there is no `[weak self]` dance; the subscription ends when the
+    /// owner deallocates. The handler runs in the caller's isolation.
+    ///
+    /// ```swift
+    /// domino.subscribe(ContentDidLoad.self, owner: self) { controller, event in
+    ///     controller.itemCount = event.itemCount
+    /// }
+    /// ```
+    @discardableResult
+    public func subscribe<E: Event, Owner: AnyObject & Sendable>(
+        _ type: E.Type,
+        owner: Owner,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (Owner, E) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<E>(isolation: isolation, owner: owner) { owner, event, _ in
+            handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
+        }, for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes on behalf of `owner` with a handler, run in the caller's
+    /// isolation, that can stop the event.
+    @discardableResult
+    public func subscribe<E: Event, Owner: AnyObject & Sendable>(
+        _ type: E.Type,
+        owner: Owner,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (Owner, E, inout Propagation) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<E>(isolation: isolation, owner: owner) { owner, event, propagation in
+            handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, &propagation)
+        }, for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes a handler, run in the caller's isolation, to the named event `name`.
+    ///
+    /// ```swift
+    /// domino.subscribe("ContentViewControllerStatisticsEvent") { event in
+    ///     statistics.record(event.value("msg", as: String.self))
+    /// }
+    /// ```
+    @discardableResult
+    public func subscribe(
+        _ name: EventName,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (NamedEvent) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, _ in handler(event) }, for: SlotKey.name(name.rawValue).in(phase))
+    }
+
+    /// Subscribes a handler, run in the caller's isolation, to the named event
+    /// `name` that can stop it.
+    @discardableResult
+    public func subscribe(
+        _ name: EventName,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (NamedEvent, inout Propagation) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, propagation in handler(event, &propagation) }, for: SlotKey.name(name.rawValue).in(phase))
+    }
+
+    /// Subscribes to the named event `name` on behalf of `owner`, held weakly and
+    /// passed in; the handler runs in the caller's isolation.
+    @discardableResult
+    public func subscribe<Owner: AnyObject & Sendable>(
+        _ name: EventName,
+        owner: Owner,
+        phase: Phase = .bubble,
+        isolation: isolated (any Actor) = #isolation,
+        _ handler: @escaping (Owner, NamedEvent) -> Void
+    ) -> Subscription {
+        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: owner) { owner, event, _ in
+            handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
+        }, for: SlotKey.name(name.rawValue).in(phase))
+    }
+
+    /// Routes named events to methods of `owner`, each run in the caller's isolation:
+    /// the responder-chain blog's name-to-selector table for a view controller,
+    /// checked by the compiler.
+    ///
+    /// ```swift
+    /// domino.route([
+    ///     "SelectLimit": FundViewController.didSelectLimit,
+    ///     "SelectMinBuyAmount": FundViewController.didSelectMinBuyAmount,
+    /// ], to: self)
+    /// ```
+    ///
+    /// - Returns: One subscription per name, in the order of the names' raw values.
+    @discardableResult
+    public func route<Owner: AnyObject & Sendable>(
+        _ routes: [EventName: (Owner) -> (NamedEvent) -> Void],
+        to owner: Owner,
+        isolation: isolated (any Actor) = #isolation
+    ) -> [Subscription] {
+        routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
+            add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: owner) { owner, event, _ in
+                method(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self))(event)
+            }, for: SlotKey.name(name.rawValue).in(.bubble))
+        }
+    }
+
+    /// Registers a responder for requests of type `R` made here or below; it answers
+    /// in the caller's isolation.
+    ///
+    /// A main-actor responder answers synchronous requests made on the main thread
+    /// in place. A synchronous request from another thread passes it by (reported as
+    /// ``Diagnostic/Code/isolatedResponderSkipped``); `try await request(_:)` hops to
+    /// it from anywhere.
+    ///
+    /// ```swift
+    /// domino.respond(to: FetchChannelID.self) { _ in channelID }
+    /// ```
+    @discardableResult
+    public func respond<R: Request>(
+        to type: R.Type,
+        isolation: isolated (any Actor) = #isolation,
+        _ answer: @escaping (R) -> R.Response?
+    ) -> Subscription {
+        add(IsolatedResponder<R>(isolation: isolation, owner: nil) { _, request in answer(request) }, for: .of(R.self))
+    }
+
+    /// Registers a responder on behalf of `owner`, held weakly and passed in; it
+    /// answers in the caller's isolation (see ``respond(to:isolation:_:)``).
+    ///
+    /// ```swift
+    /// domino.respond(to: FetchChannelID.self, owner: self) { controller, _ in
+    ///     controller.channelID
+    /// }
+    /// ```
+    @discardableResult
+    public func respond<R: Request, Owner: AnyObject & Sendable>(
+        to type: R.Type,
+        owner: Owner,
+        isolation: isolated (any Actor) = #isolation,
+        _ answer: @escaping (Owner, R) -> R.Response?
+    ) -> Subscription {
+        add(IsolatedResponder<R>(isolation: isolation, owner: owner) { owner, request in
+            answer(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), request)
+        }, for: .of(R.self))
+    }
+}
+
+/// Where an isolated handler runs: the main actor, or another actor.
+///
+/// The handler's closure is not `Sendable`: it belongs to the isolation it was
+/// written in, and is only ever called there. That is what makes storing it in a
+/// `Sendable` table sound: the main-actor case runs only where `DeliveryMode.mainThread`
+/// says the main actor runs (in place on the main thread, else on the main queue);
+/// the other-actor case runs only inside a function isolated to that actor.
+enum HandlerIsolation {
+    case mainActor
+    case actor(any Actor)
+
+    init(_ isolation: any Actor) {
+        self = isolation === MainActor.shared ? .mainActor : .actor(isolation)
+    }
+
+    /// The mode that brings a handler to its isolation: the main thread, or the
+    /// posting thread from which it enqueues a task on its actor.
+    var delivery: DeliveryMode {
+        if case .mainActor = self { return .mainThread }
+        return .postingThread
+    }
+}
+
+/// Runs `body` isolated to `actor`. The closure is not `Sendable`; it is sent to
+/// the one isolation it belongs to.
+private func run(on actor: isolated any Actor, _ body: () -> Void) {
+    body()
+}
+
+/// A subscriber written in isolated code (see ``HandlerIsolation``).
+final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
+    /// Called only in `isolation`; the owner argument is non-nil for owner-bound ones.
+    private let body: (AnyObject?, Payload, inout Propagation) -> Void
+    private weak var owner: AnyObject?
+    private let ownerBound: Bool
+    private let isolation: HandlerIsolation
+
+    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, Payload, inout Propagation) -> Void) {
+        self.isolation = HandlerIsolation(isolation)
+        self.body = body
+        self.owner = owner
+        ownerBound = owner != nil
+        super.init(delivery: self.isolation.delivery)
+        if case .actor = self.isolation { hopsToActor = true }
+        #if DEBUG
+        if let owner { InstanceTracker.track(owner, "owner \(type(of: owner))") }
+        #endif
+    }
+
+    override var isOrphaned: Bool { ownerBound && owner == nil }
+
+    /// Runs the handler: called by the walk on the main thread for a main-actor
+    /// handler (its mode is `.mainThread`); for another actor's handler, enqueues it
+    /// there and returns at once.
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        // The strong reference keeps the owner alive for the whole call.
+        let liveOwner = owner
+        if ownerBound && liveOwner == nil { return false }
+        switch isolation {
+        case .mainActor:
+            body(liveOwner, value, &propagation)
+        case .actor(let actor):
+            Task { [self] in
+                await run(on: actor) {
+                    // A cancel that returned before this runs must win.
+                    guard isAttached else { return }
+                    let liveOwner = owner
+                    if ownerBound && liveOwner == nil { return }
+                    var detached = Propagation()
+                    body(liveOwner, value, &detached)
+                }
+            }
+        }
+        return true
+    }
+}
+
+/// A responder written in isolated code (see ``HandlerIsolation``).
+final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
+    private let body: (AnyObject?, R) -> R.Response?
+    private weak var owner: AnyObject?
+    private let ownerBound: Bool
+    private let isolation: HandlerIsolation
+
+    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R) -> R.Response?) {
+        self.isolation = HandlerIsolation(isolation)
+        self.body = body
+        self.owner = owner
+        ownerBound = owner != nil
+        super.init()
+        answersInIsolation = true
+        #if DEBUG
+        if let owner { InstanceTracker.track(owner, "owner \(type(of: owner))") }
+        #endif
+    }
+
+    override var isOrphaned: Bool { ownerBound && owner == nil }
+
+    /// Answers in place when the caller is in the responder's isolation (the main
+    /// thread for a main-actor responder); else says it cannot answer here.
+    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+        guard case .mainActor = isolation, DeliveryMode.mainThread.isCurrent(ThreadState.current) else {
+            return .notHere
+        }
+        return answerHere(request, into: &answer)
+    }
+
+    /// Answers for an async request, in the responder's isolation.
+    func answerInIsolation(_ request: R) async -> Answer {
+        switch isolation {
+        case .mainActor:
+            return await answerOnMainActor(request)
+        case .actor(let actor):
+            return await answerOn(actor, request)
+        }
+    }
+
+    @MainActor
+    private func answerOnMainActor(_ request: R) -> Answer {
+        var answer: R.Response?
+        let answering = answerHere(request, into: &answer)
+        return Answer(answering: answering, response: answer)
+    }
+
+    private func answerOn(_ actor: isolated any Actor, _ request: R) -> Answer {
+        var answer: R.Response?
+        let answering = answerHere(request, into: &answer)
+        return Answer(answering: answering, response: answer)
+    }
+
+    private func answerHere(_ request: R, into answer: inout R.Response?) -> Answering {
+        let liveOwner = owner
+        if ownerBound && liveOwner == nil { return .ownerGone }
+        answer = body(liveOwner, request)
+        return answer == nil ? .declined : .answered
+    }
+
+    /// What an isolated responder said, carried back from its isolation.
+    struct Answer: Sendable {
+        let answering: Answering
+        let response: R.Response?
+    }
+}
