@@ -4,8 +4,9 @@ import OpenCombine
 
 // Every scenario builds its objects once, up front, and its `run` closure does only
 // the operation being measured in a loop. Every handler bumps a `Counter`, and
-// every Domino subscription names `.postingThread`, so delivery never depends on
-// the main queue being drained (the library's default is the main thread).
+// every nonisolated Domino subscription names `.postingThread`. The main-actor
+// scenario subscribes from main-actor code and posts on the main thread, where its
+// handler runs in place, so it never depends on the main queue being drained either.
 
 /// The event of the typed scenarios. The lane says which counter lane to bump, so
 /// the two threads of the contended scenario count on separate cache lines.
@@ -40,6 +41,8 @@ enum Scenarios {
             ("notificationcenter.post.10", { notificationCenterPost(10) }),
             ("named.post.local.1", { namedPostLocal() }),
             ("typed.post.local.1", { typedPostLocal() }),
+            // Built on the main thread (the harness runs there): see the scenario.
+            ("typed.post.local.1.mainactor", { typedPostLocalMainActor() }),
             ("typed.bubble.depth10", { typedBubble(depth: 10) }),
             ("typed.bubble.depth100", { typedBubble(depth: 100) }),
             ("request.depth10", { requestDepth10() }),
@@ -160,6 +163,27 @@ enum Scenarios {
         }
     }
 
+    /// The cheapest typed post to a handler written in main-actor code (a view
+    /// controller's), posted on the main thread: the handler runs on the main actor,
+    /// in place. The rule that decides where a handler runs must cost next to
+    /// nothing here, the case every UI post is.
+    static func typedPostLocalMainActor() -> Scenario {
+        let counter = Counter()
+        let node = DominoNode(label: "local.mainactor")
+        // The harness builds scenarios on the main thread.
+        MainActor.assumeIsolated {
+            _ = node.subscribe(Ping.self) { event in counter.bump(lane: event.lane) }
+        }
+        return Scenario(
+            name: "typed.post.local.1.mainactor",
+            baseline: "typed.post.local.1", target: .atMost(1.2),
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [node]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
     /// A typed event posted `depth` levels below its only subscriber.
     static func typedBubble(depth: Int) -> Scenario {
         let counter = Counter()
@@ -180,7 +204,7 @@ enum Scenarios {
     static func requestDepth10() -> Scenario {
         let counter = Counter()
         let chain = Chain(depth: 10, label: "request")
-        chain.top.respond(to: Ask.self) { _ in
+        chain.top.respond(to: Ask.self, on: .postingThread) { _ in
             counter.bump()
             return 1
         }

@@ -264,25 +264,47 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
     /// handler (its mode is `.mainThread`); for another actor's handler, enqueues it
     /// there and returns at once.
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        guard ownerBound else {
+            // The common case, a closure: no weak load, no isolation switch.
+            if runsOnMainThread {
+                body(nil, value, &propagation)
+                return true
+            }
+            return enqueue(value, owner: nil)
+        }
         // The strong reference keeps the owner alive for the whole call.
-        let liveOwner = owner
-        if ownerBound && liveOwner == nil { return false }
+        guard let liveOwner = owner else { return false }
+        if runsOnMainThread {
+            body(liveOwner, value, &propagation)
+            return true
+        }
+        return enqueue(value, owner: liveOwner)
+    }
+
+    /// Enqueues the handler in its isolation: a task on its actor. (A main-actor
+    /// handler only gets here if the walk called it off the main thread, which its
+    /// mode prevents; it then hops to the main queue rather than run in the wrong
+    /// isolation.)
+    private func enqueue(_ value: Payload, owner liveOwner: AnyObject?) -> Bool {
         switch isolation {
         case .mainActor:
-            body(liveOwner, value, &propagation)
+            DeliveryMode.mainThread.schedule { [self] in runIfStillAttached(value) }
         case .actor(let actor):
             Task { [self] in
-                await run(on: actor) {
-                    // A cancel that returned before this runs must win.
-                    guard isAttached else { return }
-                    let liveOwner = owner
-                    if ownerBound && liveOwner == nil { return }
-                    var detached = Propagation()
-                    body(liveOwner, value, &detached)
-                }
+                await run(on: actor) { runIfStillAttached(value) }
             }
         }
         return true
+    }
+
+    /// Runs an enqueued delivery, in the handler's isolation.
+    private func runIfStillAttached(_ value: Payload) {
+        // A cancel that returned before this runs must win.
+        guard isAttached else { return }
+        let liveOwner = owner
+        if ownerBound && liveOwner == nil { return }
+        var detached = Propagation()
+        body(liveOwner, value, &detached)
     }
 }
 

@@ -418,6 +418,7 @@ extension DominoNode {
                 // handlers it ended (cancelled, unsubscribed, their node gone).
                 if thread.pointee.writes != writes, !receiver.isAttached { return true }
                 let runsHere = receiver.runsOnPostingThread
+                    || (receiver.runsOnMainThread && thread.pointee.isMainThread)
                     || (receiver.inheritsDelivery && stage.deliveryIsPostingThread)
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)
                 if runsHere {

@@ -23,6 +23,9 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// `delivery` reduced to a byte, so that the hot path tests it without copying
     /// the enum (and retaining its queue).
     let runsOnPostingThread: Bool
+    /// True when `delivery` is `.mainThread`: a byte that lets the walk run a
+    /// main-actor handler in place on the main thread without copying the mode.
+    let runsOnMainThread: Bool
     /// True when `delivery` is nil (the node's or global default applies).
     let inheritsDelivery: Bool
     /// True for async responders, which a synchronous request skips. Set once, in
@@ -40,6 +43,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
         self.role = role
         self.delivery = delivery
         runsOnPostingThread = delivery?.isPostingThread ?? false
+        if case .mainThread? = delivery { runsOnMainThread = true } else { runsOnMainThread = false }
         inheritsDelivery = delivery == nil
     }
 
