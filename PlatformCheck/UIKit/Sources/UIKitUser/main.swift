@@ -1,0 +1,117 @@
+// A tiny UIKit app, written as app code is: a screen controller with its own
+// `domino` node, a view hierarchy in a window, and a cell whose `dominoNode`
+// follows UIKit's responder chain (cell -> list -> root view -> controller) to
+// the controller's `dominoNode`. Top-level code runs on the main actor.
+// Exits non-zero if anything does not hold.
+import Domino
+import UIKit
+
+/// What a cell reports when it is tapped.
+struct ItemSelected: Event {
+    let index: Int
+}
+
+/// What handlers heard; handlers are `@Sendable`, so it locks.
+final class Inbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String] = []
+
+    func append(_ entry: String) { lock.withLock { entries.append(entry) } }
+    var all: [String] { lock.withLock { entries } }
+}
+
+final class ScreenController: UIViewController {
+    /// The app's own node, as the guides write it; the glue's is `dominoNode`.
+    let domino = DominoNode(label: "screen")
+    let list = UIView()
+    let inbox = Inbox()
+
+    override func loadView() {
+        view = UIView(frame: CGRect(x: 0, y: 0, width: 320, height: 480))
+    }
+
+    override func viewDidLoad() {
+        super.viewDidLoad()
+        view.addSubview(list)
+        let inbox = inbox
+        // Selections come up the responder chain to this controller's node...
+        dominoNode.subscribe(ItemSelected.self, on: .postingThread) { event in
+            inbox.append("chain node heard item \(event.index)")
+        }
+        // ...and continue to the app's own node, mounted above it.
+        dominoNode.mount(at: domino)
+        domino.subscribe(ItemSelected.self, on: .postingThread) { event in
+            inbox.append("own node heard item \(event.index)")
+        }
+    }
+}
+
+final class ItemCell: UIView {
+    let index: Int
+
+    init(index: Int) {
+        self.index = index
+        super.init(frame: .zero)
+    }
+
+    required init?(coder: NSCoder) {
+        fatalError("not used")
+    }
+
+    func userDidTap() -> PostResult {
+        dominoNode.post(ItemSelected(index: index))
+    }
+}
+
+/// A child controller whose view is not on screen: UIKit's `next` is its parent.
+final class DetailController: UIViewController {}
+
+@MainActor
+struct Checks {
+    private(set) var failures: [String] = []
+    private(set) var count = 0
+
+    mutating func expect(_ condition: Bool, _ what: String) {
+        count += 1
+        if !condition { failures.append(what) }
+    }
+}
+
+var checks = Checks()
+
+let window = UIWindow(frame: CGRect(x: 0, y: 0, width: 320, height: 480))
+let screen = ScreenController()
+window.rootViewController = screen
+window.makeKeyAndVisible()
+let cell = ItemCell(index: 3)
+screen.list.addSubview(cell)
+let detail = DetailController()
+screen.addChild(detail)
+detail.didMove(toParent: screen)
+
+// UIKit's chain, as the stand-in implements UIKit's documentation of `next`.
+checks.expect(cell.next === screen.list, "a view's next is its superview")
+checks.expect(screen.view.next === screen, "a root view's next is its view controller")
+checks.expect(screen.next === window, "a controller's next is its view's superview")
+checks.expect(window.next === UIApplication.shared, "a window's next is the application")
+checks.expect(detail.next === screen, "an off-screen child controller's next is its parent")
+
+// The glue: one node per responder, separate from the app's own `domino`.
+checks.expect(screen.dominoNode === screen.dominoNode, "dominoNode is created once")
+checks.expect(screen.dominoNode !== screen.domino, "dominoNode and the app's domino are separate nodes")
+cell.dominoNode.refreshResponderChain()
+checks.expect(cell.dominoNode.responderSuccessor === screen.dominoNode,
+              "the cell's node leads to the controller's along the responder chain")
+
+// A typed event posted from the cell's node on the main actor.
+let result = cell.userDidTap()
+checks.expect(result.wasDelivered, "the tap was delivered")
+checks.expect(screen.inbox.all == ["chain node heard item 3", "own node heard item 3"],
+              "the controller's handlers heard the tap in route order: \(screen.inbox.all)")
+
+if checks.failures.isEmpty {
+    print("UIKitUser: all \(checks.count) checks hold")
+} else {
+    for failure in checks.failures { print("UIKitUser: FAILED: \(failure)") }
+    exit(1)
+}
