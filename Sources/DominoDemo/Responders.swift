@@ -3,16 +3,19 @@ import Domino
 // A headless stand-in for UIKit's responder chain, so the demo runs anywhere:
 // a view's next responder is its controller when it is that controller's root view,
 // else its superview; a controller's is its view's superview.
-// On iOS, `UIResponder` conforms to `DominoResponder` and has `domino` already.
+// On iOS, `UIResponder` conforms to `DominoResponder` and has `dominoNode` already.
+//
+// As UIKit's, these classes are main-actor state: their chain is read on the main
+// thread only (`readsChainOnMainThreadOnly` keeps its default, true).
 
-class Responder: DominoResponder {
+@MainActor class Responder: DominoResponder {
     let name: String
     init(_ name: String) { self.name = name }
 
     var nextDominoResponder: (any DominoResponder)? { nil }
 
-    /// Created on first use, as the UIKit glue's `domino` is.
-    lazy var domino = DominoNode(label: name, responder: self)
+    /// Created on first use, as the UIKit glue's `dominoNode` is.
+    lazy var dominoNode = DominoNode(label: name, responder: self)
 }
 
 class View: Responder {

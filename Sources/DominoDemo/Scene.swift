@@ -3,6 +3,10 @@ import Domino
 // The scene of Domino's README, headless: three nested view controllers on one
 // responder chain (no mounting needed), a cell view deep inside the content, and a
 // manager that is not on the chain, mounted explicitly at the content controller.
+//
+// Everything here is main-actor app code, as UIKit's view controllers are: every
+// `subscribe`, `respond` and `route` below names no delivery mode, so each handler
+// runs on the main actor and may touch its controller's state.
 
 /// A typed event: the content controller finished loading.
 struct ContentDidLoad: Event {
@@ -26,6 +30,10 @@ struct FetchChannelID: Request {
 
 /// Domino's SelectorEvents from its README, as a protocol; the defaults make every
 /// method optional for targets.
+///
+/// Protocol events are not main-actor-first yet: a target's methods are called on
+/// its delivery mode through a `@Sendable` closure, so the controllers implement
+/// them with `nonisolated` methods, which touch only `Sendable` constants.
 protocol ContentViewControllerEvents: AnyObject {
     func contentDidLoad(arg1: String, arg2: Int)
     func contentDidLoad(arg: Int)
@@ -51,53 +59,68 @@ final class RootViewController: ViewController, ContentViewControllerEvents {
 
     init() {
         super.init("RootViewController")
-        domino.respond(to: FetchChannelID.self, owner: self) { root, _ in root.channelID }
-        domino.subscribe(ContentDidLoad.self, owner: self) { root, event in
+        // Answers synchronous requests made on the main thread, in place.
+        dominoNode.respond(to: FetchChannelID.self, owner: self) { root, _ in root.channelID }
+        dominoNode.subscribe(ContentDidLoad.self, owner: self) { root, event in
             root.log.append("root saw \(event.itemCount) items")
         }
-        domino.subscribe(ContentDidScroll.self, owner: self) { root, _ in
+        dominoNode.subscribe(ContentDidScroll.self, owner: self) { root, _ in
             root.log.append("root saw a scroll (it should not)")
         }
-        domino.subscribe(.statistics, owner: self) { root, event in
+        dominoNode.subscribe(.statistics, owner: self) { root, event in
             root.log.append("statistics: \(event)")
         }
         // A protocol target, held weakly: answers the value-returning selector event.
-        domino.subscribe(ContentViewControllerEvents.self, target: self)
-        domino.subscribe(ThemeDidChange.self, owner: self) { root, event in
+        dominoNode.subscribe(ContentViewControllerEvents.self, target: self, on: .postingThread)
+        dominoNode.subscribe(ThemeDidChange.self, owner: self) { root, event in
             root.log.append("root restyled for \(event.theme)")
         }
     }
 
-    func fetchChannelId() -> String? { channelID }
+    /// Called through the protocol event, on the target's mode: it reads a constant.
+    nonisolated func fetchChannelId() -> String? { channelID }
 }
 
 final class ContainerViewController: ViewController, ContentViewControllerEvents {
     private(set) var log: [String] = []
+    /// What the protocol's methods were called with. A stream's continuation is
+    /// `Sendable`, so the nonisolated methods below may feed it from any thread.
+    let protocolCalls: AsyncStream<String>
+    private let protocolCallSink: AsyncStream<String>.Continuation
 
     init() {
+        (protocolCalls, protocolCallSink) = AsyncStream.makeStream()
         super.init("ContainerViewController")
-        domino.subscribe(ContentDidLoad.self, owner: self) { container, event in
+        dominoNode.subscribe(ContentDidLoad.self, owner: self) { container, event in
             container.log.append("container laid out \(event.itemCount) items")
         }
-        domino.subscribe(ContentDidScroll.self, owner: self) { container, event in
+        dominoNode.subscribe(ContentDidScroll.self, owner: self) { container, event in
             container.log.append("container scrolled to \(event.offset)")
         }
         // Domino's reformDominoParams: rewrite the statistics before they go up.
-        domino.reform(.statistics) { event in
+        dominoNode.reform(.statistics) { event in
             event.parameters["msg"] = "hook!!!"
             event.parameters["screen"] = "container"
         }
         // Domino's interceptor: scrolling is the container's business only.
-        domino.intercept(ContentDidScroll.self) { _ in .stop }
+        dominoNode.intercept(ContentDidScroll.self) { _ in .stop }
         // `subscribeSelectorEvent:target:`: the container implements the protocol.
-        domino.subscribe(ContentViewControllerEvents.self, target: self)
-        domino.subscribe(ThemeDidChange.self, owner: self) { container, event in
+        dominoNode.subscribe(ContentViewControllerEvents.self, target: self, on: .postingThread)
+        dominoNode.subscribe(ThemeDidChange.self, owner: self) { container, event in
             container.log.append("container restyled for \(event.theme)")
         }
     }
 
-    func contentDidLoad(arg: Int) {
-        log.append("container - contentDidLoad \(arg)")
+    /// Called through the protocol event, on the target's mode, so not on the main
+    /// actor as far as the compiler knows: it records the call in `protocolCalls`
+    /// rather than in `log`, which is main-actor state.
+    nonisolated func contentDidLoad(arg: Int) {
+        protocolCallSink.yield("container - contentDidLoad \(arg)")
+    }
+
+    /// Ends `protocolCalls`, so that it can be read to the end.
+    func finishProtocolCalls() {
+        protocolCallSink.finish()
     }
 }
 
@@ -108,20 +131,20 @@ final class ContentViewController: ViewController {
     init() {
         super.init("ContentViewController")
         view.addSubview(cell)
-        // The blog's name-to-method table.
-        domino.route([.selectFund: ContentViewController.didSelectFund], to: self)
-        cell.domino.subscribe(ThemeDidChange.self, owner: self) { content, event in
+        // The blog's name-to-method table: main-actor methods, run on the main actor.
+        dominoNode.route([.selectFund: ContentViewController.didSelectFund], to: self)
+        cell.dominoNode.subscribe(ThemeDidChange.self, owner: self) { content, event in
             content.log.append("cell restyled for \(event.theme)")
         }
     }
 
     func viewDidLoad() {
-        domino.post(ContentDidLoad(itemCount: 12))
-        domino.post(ContentViewControllerEvents.self, method: "contentDidLoad(arg:)") { $0.contentDidLoad(arg: 12) }
+        dominoNode.post(ContentDidLoad(itemCount: 12))
+        dominoNode.post(ContentViewControllerEvents.self, method: "contentDidLoad(arg:)") { $0.contentDidLoad(arg: 12) }
     }
 
     func scroll(to offset: Double) {
-        domino.post(ContentDidScroll(offset: offset))
+        dominoNode.post(ContentDidScroll(offset: offset))
     }
 
     func didSelectFund(_ event: NamedEvent) {
@@ -134,17 +157,18 @@ final class ContentViewController: ViewController {
 /// A view deep in the content: no delegate, it routes its taps up the chain.
 final class FundCell: View {
     func tap(code: String, phone: String?) {
-        domino.post(.selectFund, arguments: code, phone)
+        dominoNode.post(.selectFund, arguments: code, phone)
     }
 }
 
 /// Not a view or controller, so not on the responder chain: mounted explicitly,
-/// as `[dddManager.domino mountAtDomino:contentVC.domino]`.
-final class DDDManager {
+/// as `[dddManager.domino mountAtDomino:contentVC.domino]`. It owns its node, as
+/// Domino's hosts do.
+@MainActor final class DDDManager {
     let domino = DominoNode(label: "DDDManager")
 
     init(content: ContentViewController) {
-        domino.mount(at: content.domino)
+        domino.mount(at: content.dominoNode)
     }
 
     func reportLoad() {

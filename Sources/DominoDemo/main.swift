@@ -19,16 +19,16 @@ container.addChild(content)
 // The manager is not on the chain: it is mounted.
 let manager = DDDManager(content: content)
 // Read the chains once so the first drawing shows them (posts do this on their own).
-for node in [content.cell.domino, content.domino, container.domino, root.domino, window.domino] {
+for node in [content.cell.dominoNode, content.dominoNode, container.dominoNode, root.dominoNode, window.dominoNode] {
     node.refreshResponderChain()
 }
 
 switch pictureFormat {
 case "--dot":
-    print(window.domino.dotDiagram(highlighting: manager.domino.route))
+    print(window.dominoNode.dotDiagram(highlighting: manager.domino.route))
     exit(0)
 case "--mermaid":
-    print(window.domino.mermaidDiagram(highlighting: manager.domino.route))
+    print(window.dominoNode.mermaidDiagram(highlighting: manager.domino.route))
     exit(0)
 case nil:
     break
@@ -46,15 +46,15 @@ var failures: [String] = []
     let records = Tracing.capture(step)
     for record in records { print(record) }
     print()
-    print(drawTree(from: window.domino, route: origin.route, marks: records))
+    print(drawTree(from: window.dominoNode, route: origin.route, marks: records))
     print()
 }
 
 print("== The node tree: the controllers follow the responder chain, DDDManager is mounted")
-print(window.domino.subtreeDescription)
+print(window.dominoNode.subtreeDescription)
 print()
 
-play("ContentViewController posts ContentDidLoad (a typed event) and contentDidLoad(arg:) (a protocol event), up the responder chain", from: content.domino) {
+play("ContentViewController posts ContentDidLoad (a typed event) and contentDidLoad(arg:) (a protocol event), up the responder chain", from: content.dominoNode) {
     content.viewDidLoad()
 }
 play("DDDManager posts the statistics named event; the container reforms its parameters", from: manager.domino) {
@@ -68,21 +68,25 @@ var protocolChannel: String?
 play("DDDManager asks fetchChannelId() (a value-returning protocol event: the first target that answers)", from: manager.domino) {
     protocolChannel = manager.channelFromProtocol()
 }
-play("FundCell, a view inside the content, routes EventSelectFundWithCode by name (the responder-chain blog)", from: content.cell.domino) {
+play("FundCell, a view inside the content, routes EventSelectFundWithCode by name (the responder-chain blog)", from: content.cell.dominoNode) {
     content.cell.tap(code: "F001", phone: nil)
 }
-play("ContentViewController posts ContentDidScroll; the container's interceptor stops it", from: content.domino) {
+play("ContentViewController posts ContentDidScroll; the container's interceptor stops it", from: content.dominoNode) {
     content.scroll(to: 120)
 }
 
 print("== Window broadcasts ThemeDidChange: down the whole tree, pre-order")
-let themeRecords = Tracing.capture { window.domino.broadcast(ThemeDidChange(theme: "dark")) }
+let themeRecords = Tracing.capture { window.dominoNode.broadcast(ThemeDidChange(theme: "dark")) }
 for record in themeRecords { print(record) }
 print()
-print(drawTree(from: window.domino, route: [], marks: themeRecords))
+print(drawTree(from: window.dominoNode, route: [], marks: themeRecords))
 print()
 
 print("== What the controllers saw")
+container.finishProtocolCalls()
+var containerProtocolCalls: [String] = []
+for await call in container.protocolCalls { containerProtocolCalls.append(call) }
+for line in containerProtocolCalls { print("  " + line) }
 for line in container.log { print("  " + line) }
 for line in root.log { print("  " + line) }
 for line in content.log { print("  " + line) }
@@ -94,7 +98,7 @@ if !root.log.contains("root saw 12 items") { failures.append("the root did not s
 if root.log.contains(where: { $0.contains("scroll") }) { failures.append("the interceptor did not stop ContentDidScroll") }
 if !root.log.contains(where: { $0.contains("hook!!!") }) { failures.append("the statistics parameters were not reformed") }
 if protocolChannel != "channel-42" { failures.append("the protocol request was not answered by the root") }
-if !container.log.contains("container - contentDidLoad 12") { failures.append("the container did not get the protocol event") }
+if !containerProtocolCalls.contains("container - contentDidLoad 12") { failures.append("the container did not get the protocol event") }
 if root.log.last != "root restyled for dark" || !container.log.contains("container restyled for dark") || !content.log.contains("cell restyled for dark") {
     failures.append("the theme broadcast did not reach the whole tree")
 }

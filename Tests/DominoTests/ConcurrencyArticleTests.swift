@@ -56,8 +56,9 @@ func avatar(for userID: String, below cellNode: DominoNode) async throws -> [UIn
     private(set) var text = ""
 
     init() {
-        // The handler runs on the main actor: it may touch the badge's state.
-        domino.subscribeOnMainActor(UnreadCountDidChange.self, owner: self) { badge, change in
+        // Written in main-actor code, the handler runs on the main actor: it may
+        // touch the badge's state.
+        domino.subscribe(UnreadCountDidChange.self, owner: self) { badge, change in
             badge.text = change.count == 0 ? "" : "\(change.count)"
         }
     }

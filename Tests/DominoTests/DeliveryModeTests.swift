@@ -86,7 +86,7 @@ struct DeliveryModeTests {
         let node = DominoNode()
         node.deliveryMode = .postingThread
         let counter = Counter()
-        node.subscribe(Ping.self) { _ in counter.increment() }
+        node.subscribe(Ping.self, on: nil) { _ in counter.increment() }
         node.post(Ping(value: 1))
         #expect(counter.value == 1)
     }
@@ -140,7 +140,7 @@ struct DeliveryModeTests {
     @Test func requestsIgnoreTheNodeDeliveryMode() {
         let node = DominoNode()
         node.deliveryMode = .queue(DispatchQueue(label: "unused"))
-        node.respond(to: Ask.self) { _ in "sync" }
+        node.respond(to: Ask.self, on: .postingThread) { _ in "sync" }
         #expect(node.request(Ask(question: "q")) == "sync")
     }
 }

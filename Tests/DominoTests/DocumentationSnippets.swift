@@ -12,19 +12,20 @@ struct ItemSelected: Event {
     var id: Int
 }
 
-final class ListController {
+@MainActor final class ListController {
     let domino = DominoNode(label: "list")
     private(set) var selected: [Int] = []
 
     init() {
+        // Written in main-actor code, the handler runs on the main actor.
         // Owner-bound: the controller is passed in, held weakly; no [weak self].
-        domino.subscribe(ItemSelected.self, owner: self, on: .postingThread) { list, event in
+        domino.subscribe(ItemSelected.self, owner: self) { list, event in
             list.selected.append(event.id)
         }
     }
 }
 
-final class ItemCell {
+@MainActor final class ItemCell {
     let domino = DominoNode(label: "cell")
 
     func tap(id: Int) {
@@ -32,7 +33,7 @@ final class ItemCell {
     }
 }
 
-func gettingStarted() -> [Int] {
+@MainActor func gettingStarted() -> [Int] {
     let list = ListController()
     let cell = ItemCell()
     cell.domino.mount(at: list.domino)   // or follow a responder chain: DominoResponder
@@ -75,8 +76,8 @@ func threading(gallery: DominoNode, renderQueue: DispatchQueue) {
     gallery.subscribe(ThumbnailReady.self, on: .queue(renderQueue)) { event in
         print("render thumbnail", event.index)
     }
-    // The mode of this node's subscriptions that name none.
-    gallery.deliveryMode = .postingThread
+    // The mode of this node's subscriptions that pass `on: nil`.
+    gallery.deliveryMode = .background
     // Any thread may post.
     DispatchQueue.global().async {
         gallery.post(ThumbnailReady(index: 1))
@@ -126,21 +127,23 @@ extension EventName {
     static let contentStatistics: EventName = "ContentViewControllerStatisticsEvent"
 }
 
-final class MigratedContainerController: ContentControllerEvents {
+@MainActor final class MigratedContainerController: ContentControllerEvents {
     let domino = DominoNode(label: "container")
 
     init() {
+        // Protocol events call their targets on a delivery mode, hence `nonisolated` below.
         domino.subscribe(ContentControllerEvents.self, target: self, on: .postingThread)
-        domino.subscribe(.contentStatistics, on: .postingThread) { event in
+        // A named event's handler, written here, runs on the main actor.
+        domino.subscribe(.contentStatistics) { event in
             print(event.parameters)
         }
         domino.reform(.contentStatistics) { $0.parameters["msg"] = "hook!!!" }
     }
 
-    func contentDidLoad(arg: Int) { print("container - contentDidLoad", arg) }
+    nonisolated func contentDidLoad(arg: Int) { print("container - contentDidLoad", arg) }
 }
 
-final class MigratedContentController {
+@MainActor final class MigratedContentController {
     let domino = DominoNode(label: "content")
 
     func viewDidLoad() {
@@ -220,19 +223,20 @@ func cartChangedBefore() {
 // DOC-SNIPPET-END notificationcenter-before
 
 // DOC-SNIPPET-BEGIN notificationcenter-after
-final class CartBadge {
+@MainActor final class CartBadge {
     let domino = DominoNode(label: "badge")
     var count = 0
 
     init() {
-        // Typed, scoped to the nodes below the badge, ends with the badge.
-        domino.subscribe(CartChanged.self, owner: self, on: .postingThread) { badge, event in
+        // Typed, scoped to the nodes below the badge, ends with the badge, and runs
+        // on the main actor: no thread-safety to vouch for.
+        domino.subscribe(CartChanged.self, owner: self) { badge, event in
             badge.count = event.count
         }
     }
 }
 
-func cartChanged(at cartRow: DominoNode) {
+@MainActor func cartChanged(at cartRow: DominoNode) {
     cartRow.post(CartChanged(count: 3))
 }
 // DOC-SNIPPET-END notificationcenter-after
@@ -260,21 +264,21 @@ final class StoreControllerBefore: ListDelegateBefore {
 // DOC-SNIPPET-BEGIN delegates-after
 struct BuyTapped: Event { var sku: String }
 
-final class BuyCell {
+@MainActor final class BuyCell {
     let domino = DominoNode(label: "cell")
     func tapBuy() { domino.post(BuyTapped(sku: "S-1")) }
 }
 
-final class ProductList {                      // forwards nothing
+@MainActor final class ProductList {           // forwards nothing
     let domino = DominoNode(label: "list")
 }
 
-final class StoreController {
+@MainActor final class StoreController {
     let domino = DominoNode(label: "store")
     private(set) var bought: [String] = []
 
     init() {
-        domino.subscribe(BuyTapped.self, owner: self, on: .postingThread) { store, event in
+        domino.subscribe(BuyTapped.self, owner: self) { store, event in
             store.bought.append(event.sku)
         }
     }
@@ -301,23 +305,23 @@ func filterRoute() -> [String] {
 // DOC-SNIPPET-END routes
 
 // DOC-SNIPPET-BEGIN subscriptions
-final class SearchScreen {
+@MainActor final class SearchScreen {
     let domino = DominoNode(label: "screen")
     private(set) var queries: [String] = []
 
     init() {
         // Owner-bound: ends when the screen deallocates; no [weak self].
-        domino.subscribe(FilterChanged.self, owner: self, on: .postingThread) { screen, event in
+        domino.subscribe(FilterChanged.self, owner: self) { screen, event in
             screen.queries.append(event.query)
         }
     }
 }
 
-func filter(below screen: SearchScreen) -> [PostResult] {
+@MainActor func filter(below screen: SearchScreen) -> [PostResult] {
     let field = DominoNode(label: "field")
     field.mount(at: screen.domino)
     // A subscriber that takes a Propagation can stop the event after its node.
-    let emptyQueries = field.subscribe(FilterChanged.self, on: .postingThread) { event, propagation in
+    let emptyQueries = field.subscribe(FilterChanged.self) { event, propagation in
         if event.query.isEmpty { propagation.stop() }
     }
     let stopped = field.post(FilterChanged(query: ""))        // stopped at "field"
@@ -397,20 +401,38 @@ func installInterceptors(at screen: DominoNode) {
 // DOC-SNIPPET-END interceptors
 
 // DOC-SNIPPET-BEGIN responder-chain
-final class StackView: DominoResponder {
+@MainActor final class StackView: DominoResponder {
     var nextDominoResponder: (any DominoResponder)? { nil }
     lazy var domino = DominoNode(label: "stack", responder: self)
 }
 
-final class CardView: DominoResponder {
+@MainActor final class CardView: DominoResponder {
     weak var superview: StackView?
-    var nextDominoResponder: (any DominoResponder)? { superview }
+    var nextDominoResponder: (any DominoResponder)? { superview }   // read on the main thread
     lazy var domino = DominoNode(label: "card", responder: self)
 }
 // DOC-SNIPPET-END responder-chain
 
+// DOC-SNIPPET-BEGIN responder-chain-any-thread
+/// Not views: model objects whose chain never changes, so any thread may read it.
+final class Album: DominoResponder {
+    nonisolated var nextDominoResponder: (any DominoResponder)? { nil }
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+    lazy var domino = DominoNode(label: "album", responder: self)
+}
+
+final class Track: DominoResponder {
+    let album: Album
+    init(album: Album) { self.album = album }
+
+    nonisolated var nextDominoResponder: (any DominoResponder)? { album }
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+    lazy var domino = DominoNode(label: "track", responder: self)
+}
+// DOC-SNIPPET-END responder-chain-any-thread
+
 // The responder-chain blog's example, ported: these names let the snippet below read
-// as the UIKit code it is on Apple platforms.
+// as the UIKit code it is on Apple platforms (`dominoNode` is the UIKit glue's node).
 typealias UIView = SimView
 typealias UIViewController = SimViewController
 
@@ -425,11 +447,11 @@ extension EventName {
 final class FundCell: UIView {
     func userDidTapFund(code: String, phone: String?, name: String?) {
         // Positional and nil-safe: a nil phone keeps its place.
-        domino.post(.selectFund, arguments: code, phone, name)
+        dominoNode.post(.selectFund, arguments: code, phone, name)
     }
 
     func userDidTapLimit(_ limit: Int) {
-        domino.post(.selectLimit, arguments: limit)
+        dominoNode.post(.selectLimit, arguments: limit)
     }
 }
 
@@ -438,8 +460,9 @@ final class FundViewController: UIViewController {
 
     override func viewDidLoad() {
         super.viewDidLoad()
-        // The blog's name-to-selector table, checked by the compiler.
-        domino.route([
+        // The blog's name-to-selector table, checked by the compiler. Written in
+        // main-actor code, each method runs on the main actor.
+        dominoNode.route([
             .selectLimit: FundViewController.didSelectLimit,
             .selectMinBuyAmount: FundViewController.didSelectMinBuyAmount,
             .selectFund: FundViewController.didSelectFund,
@@ -525,3 +548,87 @@ func showProgress(of request: NetworkRequest, on screen: DominoNode) -> SignalOb
     }
 }
 // DOC-SNIPPET-END signals-connect
+
+// DOC-SNIPPET-BEGIN main-actor-controller
+struct PhotoLiked: Event { var count: Int }
+struct CurrentAlbum: Request { typealias Response = String }
+
+extension EventName {
+    static let openPhoto: EventName = "OpenPhoto"
+}
+
+@MainActor final class AlbumViewController {
+    let domino = DominoNode(label: "album")
+    let albumTitle = "Holidays"
+    private(set) var likes = 0
+    private(set) var opened: [String] = []
+
+    func viewDidLoad() {
+        // Main-actor code: each handler runs on the main actor and may touch the
+        // controller's state. No `on:`, no `Task`, no `MainActor.assumeIsolated`.
+        domino.subscribe(PhotoLiked.self, owner: self) { controller, event in
+            controller.likes += event.count
+        }
+        domino.respond(to: CurrentAlbum.self, owner: self) { controller, _ in
+            controller.albumTitle
+        }
+        domino.route([.openPhoto: AlbumViewController.openPhoto], to: self)
+    }
+
+    func openPhoto(_ event: NamedEvent) {
+        opened.append(event.argument(0, as: String.self) ?? "?")
+    }
+}
+// DOC-SNIPPET-END main-actor-controller
+
+// DOC-SNIPPET-BEGIN main-actor-posting
+@MainActor func likeOnTheMainThread(in cell: DominoNode) -> PostResult {
+    cell.post(PhotoLiked(count: 1))   // runs the handler in place: result.ran == 1
+}
+
+func likeFromTheNetwork(in cell: DominoNode) -> PostResult {
+    cell.post(PhotoLiked(count: 1))   // on another thread: result.scheduled == 1
+}
+// DOC-SNIPPET-END main-actor-posting
+
+// DOC-SNIPPET-BEGIN main-actor-requests
+@MainActor func albumTitle(below cell: DominoNode) -> String? {
+    cell.request(CurrentAlbum())             // on the main thread: answered in place
+}
+
+func albumTitleFromAnywhere(below cell: DominoNode) async throws -> String? {
+    try await cell.request(CurrentAlbum())   // from any thread: goes to the main actor
+}
+// DOC-SNIPPET-END main-actor-requests
+
+// DOC-SNIPPET-BEGIN main-actor-responder
+@MainActor final class FlowCoordinator: DominoResponder {
+    let name: String
+    weak var parent: FlowCoordinator?
+    init(name: String) { self.name = name }
+
+    var nextDominoResponder: (any DominoResponder)? { parent }   // main-actor state
+    lazy var domino = DominoNode(label: name, responder: self)
+}
+// DOC-SNIPPET-END main-actor-responder
+
+// DOC-SNIPPET-BEGIN nonisolated-handlers
+struct UploadFinished: Event { var bytes: Int }
+struct UploadQuota: Request { typealias Response = Int }
+
+/// Not main-actor code: a service that any thread may call.
+final class UploadService: Sendable {
+    let domino = DominoNode(label: "uploads")
+    let quota = 100
+
+    init() {
+        // Nonisolated code names where each `@Sendable` handler runs.
+        domino.subscribe(UploadFinished.self, on: .background) { event in
+            print("uploaded", event.bytes, "bytes")
+        }
+        domino.respond(to: UploadQuota.self, owner: self, on: .postingThread) { service, _ in
+            service.quota
+        }
+    }
+}
+// DOC-SNIPPET-END nonisolated-handlers

@@ -40,7 +40,7 @@ struct DocumentationTests {
         #expect(blocks >= 14)
     }
 
-    @Test func gettingStartedDeliversTheSelection() {
+    @Test @MainActor func gettingStartedDeliversTheSelection() {
         #expect(gettingStarted() == [7])
     }
 
@@ -48,7 +48,7 @@ struct DocumentationTests {
         #expect(cellSelectionReachesTheList())
     }
 
-    @Test func delegateChainReplacementReachesTheStoreThroughAListThatForwardsNothing() {
+    @Test @MainActor func delegateChainReplacementReachesTheStoreThroughAListThatForwardsNothing() {
         let store = StoreController(), list = ProductList(), cell = BuyCell()
         list.domino.mount(at: store.domino)
         cell.domino.mount(at: list.domino)
@@ -56,7 +56,7 @@ struct DocumentationTests {
         #expect(store.bought == ["S-1"])
     }
 
-    @Test func notificationCenterReplacementReachesOnlyTheBadgeAbove() {
+    @Test @MainActor func notificationCenterReplacementReachesOnlyTheBadgeAbove() {
         let badge = CartBadge(), other = CartBadge()
         let row = DominoNode(label: "row")
         row.mount(at: badge.domino)
@@ -72,7 +72,7 @@ struct DocumentationTests {
         #expect(app.subscriptionCount == 1)
     }
 
-    @Test func dominoMigrationPostsProtocolAndNamedEventsUpTheChain() {
+    @Test @MainActor func dominoMigrationPostsProtocolAndNamedEventsUpTheChain() {
         let container = MigratedContainerController(), content = MigratedContentController()
         content.domino.mount(at: container.domino)
         let records = Tracing.capture {
@@ -97,7 +97,7 @@ struct DocumentationTests {
         #expect(filterRoute() == ["field", "sidebar", "screen", "toolbar"])
     }
 
-    @Test func aStoppingSubscriberKeepsTheEventBelowUntilItIsCancelled() {
+    @Test @MainActor func aStoppingSubscriberKeepsTheEventBelowUntilItIsCancelled() {
         let screen = SearchScreen()
         let results = filter(below: screen)
         #expect(results[0].stopReason == .subscriber)
@@ -148,7 +148,7 @@ struct DocumentationTests {
         #expect(refund.stoppedAt == "screen")
     }
 
-    @Test func aResponderChainRoutesWithoutMountingAndFollowsItsChanges() {
+    @Test @MainActor func aResponderChainRoutesWithoutMountingAndFollowsItsChanges() {
         let stack = StackView(), card = CardView()
         let log = Log<String>()
         stack.domino.subscribe(Ping.self, on: .postingThread) { _ in log.append("stack") }
@@ -157,6 +157,19 @@ struct DocumentationTests {
         card.superview = nil
         card.domino.post(Ping(value: 1))
         #expect(log.entries == ["stack"])
+    }
+
+    @Test func anyThreadResponderChainIsFollowedFromABackgroundThreadWithoutAMainThreadRead() async {
+        let album = Album()
+        let track = Track(album: album)
+        let albumNode = album.domino, trackNode = track.domino
+        let log = Log<String>()
+        albumNode.subscribe(Ping.self, on: .postingThread) { _ in log.append("album") }
+        // Never read on the main thread: the posting thread reads this chain itself.
+        let result = await Task.detached { trackNode.post(Ping(value: 1)) }.value
+        #expect(result.deliveries == 1)
+        #expect(log.entries == ["album"])
+        #expect(trackNode.responderSuccessor === albumNode)
     }
 
     @Test func downTheTreeCapturesBroadcastsRaisesAndFindsTheDeepestSubscriber() {
@@ -189,5 +202,53 @@ struct DocumentationTests {
         connection.cancel()
         request.finish(with: nil, error: nil)
         #expect(progress.entries == [1.0])
+    }
+
+    // MARK: Domino in main-actor app code
+
+    @Test @MainActor func albumControllerHandlesLikesRequestsAndRoutedNamesOnTheMainActor() {
+        let album = AlbumViewController()
+        album.viewDidLoad()
+        let cell = DominoNode(label: "cell")
+        cell.mount(at: album.domino)
+        let result = likeOnTheMainThread(in: cell)
+        #expect(result.ran == 1)
+        #expect(result.scheduled == 0)
+        #expect(album.likes == 1)
+        cell.post(.openPhoto, arguments: "IMG_1")
+        #expect(album.opened == ["IMG_1"])
+        #expect(albumTitle(below: cell) == "Holidays")
+    }
+
+    @Test @MainActor func albumControllerGetsLikesFromOtherThreadsLaterAndAnswersAwaitedRequests() async throws {
+        let album = AlbumViewController()
+        album.viewDidLoad()
+        let cell = DominoNode(label: "cell")
+        cell.mount(at: album.domino)
+        let result = onAnotherThread { likeFromTheNetwork(in: cell) }
+        #expect(result.scheduled == 1)
+        #expect(result.description == "delivered to 1 handler(s) (1 scheduled) over 2 node(s)")
+        #expect(album.likes == 0)
+        await mainQueueHasRunWhatWasQueuedBefore()
+        #expect(album.likes == 1)
+        #expect(onAnotherThread { cell.request(CurrentAlbum()) } == nil)
+        #expect(try await Task.detached { try await albumTitleFromAnywhere(below: cell) }.value == "Holidays")
+    }
+
+    @Test @MainActor func flowCoordinatorsChainOnTheMainActor() {
+        let app = FlowCoordinator(name: "app"), checkout = FlowCoordinator(name: "checkout")
+        checkout.parent = app
+        let log = Log<String>()
+        app.domino.subscribe(PhotoLiked.self) { _ in log.append("app") }
+        checkout.domino.post(PhotoLiked(count: 1))
+        #expect(log.entries == ["app"])
+        withExtendedLifetime(app) {}
+    }
+
+    @Test func uploadServiceAnswersItsQuotaOnAnyThread() async throws {
+        let service = UploadService()
+        let node = service.domino
+        #expect(await Task.detached { node.request(UploadQuota()) }.value == 100)
+        #expect(onAnotherThread { node.request(UploadQuota()) } == 100)
     }
 }

@@ -50,7 +50,7 @@ struct EventGroupTests {
 
     @Test func groupInterceptorAlsoStopsRequestsOfTheGroup() {
         let nodes = makeChain(2)
-        nodes[1].respond(to: CheckoutTotal.self) { _ in 42 }
+        nodes[1].respond(to: CheckoutTotal.self, on: .postingThread) { _ in 42 }
         #expect(nodes[0].request(CheckoutTotal()) == 42)
         nodes[0].intercept(every: (any CheckoutEvent).self) { _ in .stop }
         #expect(nodes[0].request(CheckoutTotal()) == nil)

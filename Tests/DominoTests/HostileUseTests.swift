@@ -15,7 +15,7 @@ struct HostileUseTests {
     @Test func runawayRecursiveRequestIsCutOffAndReported() {
         let node = DominoNode(label: "asking")
         let depth = Counter()
-        node.respond(to: Ask.self) { [unowned node] ask in
+        node.respond(to: Ask.self, on: .postingThread) { [unowned node] ask in
             depth.increment()
             return node.request(Ask(question: ask.question + "?"))
         }

@@ -45,7 +45,7 @@ struct LeakCheckTests {
         var host: Host? = nil
         InstanceTracker.$current.withValue(tracker) {
             host = Host("host")
-            host!.domino.subscribe(Ping.self, owner: host!) { _, _ in }
+            host!.domino.subscribe(Ping.self, owner: host!, on: .postingThread) { _, _ in }
         }
         #expect(tracker.count == 2)
         #expect(tracker.survivors.count == 2)

@@ -343,7 +343,7 @@ struct ModelBasedTests {
             case let .respond(node, modulus):
                 model.handlers.append(.init(id: nextHandler, node: node, kind: .responder(modulus)))
                 let id = nextHandler
-                library.subscriptions[id] = library.nodes[node]!.respond(to: ModelAsk.self) { $0.value % modulus == 0 ? "r\(id)" : nil }
+                library.subscriptions[id] = library.nodes[node]!.respond(to: ModelAsk.self, on: .postingThread) { $0.value % modulus == 0 ? "r\(id)" : nil }
                 nextHandler += 1
             case let .cancel(id):
                 model.cancel(id)

@@ -12,20 +12,24 @@ struct FetchChannelID: Request {
     typealias Response = String
 }
 
-final class ContainerViewController {
+@MainActor final class ContainerViewController {
     let domino = DominoNode(label: "container")
+    let channelID = "channel-42"
     var itemCount = 0
 
-    init() {
-        // Owner-bound: no [weak self]; the subscription ends with the controller.
+    func viewDidLoad() {
+        // Written in main-actor code, handlers run on the main actor: they may touch
+        // the controller's state. Owner-bound: no [weak self]; they end with it.
         domino.subscribe(ContentDidLoad.self, owner: self) { container, event in
             container.itemCount = event.itemCount
         }
-        domino.respond(to: FetchChannelID.self) { _ in "channel-42" }
+        domino.respond(to: FetchChannelID.self, owner: self) { container, _ in
+            container.channelID
+        }
     }
 }
 
-final class ContentViewController {
+@MainActor final class ContentViewController {
     let domino = DominoNode(label: "content")
 
     func viewDidLoad() {
@@ -39,6 +43,7 @@ final class ContentViewController {
 @MainActor func quickStart() -> ContainerViewController {
     let container = ContainerViewController()
     let content = ContentViewController()
+    container.viewDidLoad()
     content.domino.mount(at: container.domino)   // or follow a responder chain
     content.viewDidLoad()                        // container.itemCount == 12
     return container
@@ -48,10 +53,18 @@ final class ContentViewController {
 @Suite("README", .checksLeaks)
 struct ReadmeTests {
     @Test @MainActor func quickStartDeliversTheTypedEventToTheContainer() {
-        // Subscriptions default to the main thread; this test runs on the main actor,
-        // so delivery is synchronous, as on an app's main thread.
+        // The handlers were written in main-actor code and this test runs on the main
+        // actor, so delivery is in place, as on an app's main thread.
         let container = quickStart()
         #expect(container.itemCount == 12)
+    }
+
+    @Test @MainActor func quickStartContainerAnswersTheChannelRequestFromBelow() {
+        let container = ContainerViewController()
+        container.viewDidLoad()
+        let content = ContentViewController()
+        content.domino.mount(at: container.domino)
+        #expect(content.domino.request(FetchChannelID()) == "channel-42")
     }
 
     @Test func quickStartInTheReadmeIsTheCodeThisFileCompiles() throws {

@@ -137,7 +137,7 @@ struct ReclamationTests {
         var subscription: Subscription? = {
             let canary = Canary()
             released.value = canary
-            return node.respond(to: Ask.self) { (_: Ask) -> String? in canary.chirp(); return nil }
+            return node.respond(to: Ask.self, on: .postingThread) { (_: Ask) -> String? in canary.chirp(); return nil }
         }()
         subscription?.cancel()
         subscription = nil

@@ -104,7 +104,7 @@ struct ReentrancyMatrixTests {
             node.subscribe(Pong.self, on: .postingThread) { _ in log.append("pong") }
             node.post(Pong(text: "nested"))
         case .request:
-            scene.top.value!.domino.respond(to: Ask.self) { _ in "answer" }
+            scene.top.value!.domino.respond(to: Ask.self, on: .postingThread) { _ in "answer" }
             log.append(node.request(Ask(question: "q")) ?? "unanswered")
         case .subscribe:
             scene.listen(at: node, "new")

@@ -6,9 +6,9 @@ struct RequestTests {
     @Test func firstNonNilAnswerOnTheRouteWins() {
         let nodes = makeChain(4)
         let asked = Log<String>()
-        nodes[1].respond(to: Ask.self) { _ in asked.append("n1"); return nil }
-        nodes[2].respond(to: Ask.self) { request in asked.append("n2"); return "answer to \(request.question)" }
-        nodes[3].respond(to: Ask.self) { _ in asked.append("n3"); return "too late" }
+        nodes[1].respond(to: Ask.self, on: .postingThread) { _ in asked.append("n1"); return nil }
+        nodes[2].respond(to: Ask.self, on: .postingThread) { request in asked.append("n2"); return "answer to \(request.question)" }
+        nodes[3].respond(to: Ask.self, on: .postingThread) { _ in asked.append("n3"); return "too late" }
         let answer = nodes[0].request(Ask(question: "q"))
         #expect(answer == "answer to q")
         #expect(asked.entries == ["n1", "n2"])
@@ -16,7 +16,7 @@ struct RequestTests {
 
     @Test func unansweredRequestReturnsNil() {
         let nodes = makeChain(3)
-        nodes[1].respond(to: Ask.self) { _ in nil }
+        nodes[1].respond(to: Ask.self, on: .postingThread) { _ in nil }
         #expect(nodes[0].request(Ask(question: "q")) == nil)
     }
 
@@ -38,7 +38,7 @@ struct RequestTests {
     @Test func requestsRunSynchronouslyWhateverTheDeliveryMode() {
         let node = DominoNode()
         node.deliveryMode = .background
-        node.respond(to: Ask.self) { _ in "now" }
+        node.respond(to: Ask.self, on: .postingThread) { _ in "now" }
         #expect(node.request(Ask(question: "q")) == "now")
     }
 
@@ -47,7 +47,7 @@ struct RequestTests {
         do {
             let owner = Host("owner")
             owner.received = [5]
-            node.respond(to: Ask.self, owner: owner) { owner, _ in "\(owner.received)" }
+            node.respond(to: Ask.self, owner: owner, on: .postingThread) { owner, _ in "\(owner.received)" }
             #expect(node.request(Ask(question: "q")) == "[5]")
         }
         #expect(node.request(Ask(question: "q")) == nil)
@@ -57,14 +57,14 @@ struct RequestTests {
     @Test func interceptorCanStopARequest() {
         let nodes = makeChain(3)
         nodes[1].intercept(Ask.self) { _ in .stop }
-        nodes[2].respond(to: Ask.self) { _ in "unreachable" }
+        nodes[2].respond(to: Ask.self, on: .postingThread) { _ in "unreachable" }
         #expect(nodes[0].request(Ask(question: "q")) == nil)
     }
 
     @Test func reformerRewritesTheRequestForNodesFurtherUp() {
         let nodes = makeChain(2)
         nodes[0].reform(Ask.self) { $0.question = "reformed" }
-        nodes[1].respond(to: Ask.self) { $0.question }
+        nodes[1].respond(to: Ask.self, on: .postingThread) { $0.question }
         #expect(nodes[0].request(Ask(question: "original")) == "reformed")
     }
 
@@ -73,7 +73,7 @@ struct RequestTests {
         let node = DominoNode()
         let counter = Counter()
         node.subscribe(Both.self, on: .postingThread) { _ in counter.increment() }
-        node.respond(to: Both.self) { _ in 7 }
+        node.respond(to: Both.self, on: .postingThread) { _ in 7 }
         #expect(node.request(Both()) == 7)
         #expect(counter.value == 0)
         node.post(Both())

@@ -4,7 +4,7 @@ import Testing
 import DominoTesting
 
 /// window > root (controller) > root.view > panel > content (controller) > content.view > card > button
-private struct Screen {
+@MainActor private struct Screen {
     let application = SimApplication("app")
     let window = SimWindow("window")
     let root = SimViewController("root")
@@ -23,15 +23,16 @@ private struct Screen {
     }
 }
 
+// The simulated tree is main-actor state, as UIKit's is: these tests run there.
 @Suite("Responder chain", .checksLeaks)
-struct ResponderChainTests {
+@MainActor struct ResponderChainTests {
     @Test func eventFromADeepViewReachesItsControllersWithoutMounting() {
         let screen = Screen()
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: screen.content.domino)
-        recorder.record(Ping.self, at: screen.root.domino)
-        recorder.record(Ping.self, at: screen.window.domino)
-        let result = screen.button.domino.post(Ping(value: 1))
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: screen.root.dominoNode)
+        recorder.record(Ping.self, at: screen.window.dominoNode)
+        let result = screen.button.dominoNode.post(Ping(value: 1))
         #expect(recorder.nodes == ["content", "root", "window"])
         // Responders without a node (card, panel, the controllers' views) are skipped.
         #expect(result.nodesVisited == 4)
@@ -39,10 +40,10 @@ struct ResponderChainTests {
 
     @Test func routeListsTheResponderNodesInChainOrder() {
         let screen = Screen()
-        _ = screen.card.domino
-        _ = screen.root.domino
-        _ = screen.application.domino
-        #expect(screen.button.domino.route.map(\.description) == ["button", "card", "root", "app"])
+        _ = screen.card.dominoNode
+        _ = screen.root.dominoNode
+        _ = screen.application.dominoNode
+        #expect(screen.button.dominoNode.route.map(\.description) == ["button", "card", "root", "app"])
     }
 
     @Test func responderSuccessorComesBeforeMountedParents() {
@@ -50,11 +51,11 @@ struct ResponderChainTests {
         let manager = DominoNode(label: "manager")
         let recorder = EventRecorder()
         let analytics = DominoNode(label: "analytics")
-        screen.card.domino.mount(at: analytics)
+        screen.card.dominoNode.mount(at: analytics)
         recorder.record(Ping.self, at: analytics)
-        recorder.record(Ping.self, at: screen.content.domino)
-        recorder.record(Ping.self, at: screen.root.domino)
-        manager.mount(at: screen.card.domino)
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: screen.root.dominoNode)
+        manager.mount(at: screen.card.dominoNode)
         manager.post(Ping(value: 1))
         // manager > card, then card's responder chain (content, root) before its mount.
         #expect(recorder.nodes == ["content", "root", "analytics"])
@@ -64,11 +65,11 @@ struct ResponderChainTests {
     @Test func nodeReachedBothByTheChainAndByAMountIsDeliveredOnce() {
         let screen = Screen()
         let recorder = EventRecorder()
-        screen.button.domino.mount(at: screen.content.domino)
-        screen.button.domino.mount(at: screen.root.domino)
-        recorder.record(Ping.self, at: screen.content.domino)
-        recorder.record(Ping.self, at: screen.root.domino)
-        let result = screen.button.domino.post(Ping(value: 1))
+        screen.button.dominoNode.mount(at: screen.content.dominoNode)
+        screen.button.dominoNode.mount(at: screen.root.dominoNode)
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: screen.root.dominoNode)
+        let result = screen.button.dominoNode.post(Ping(value: 1))
         #expect(recorder.nodes == ["content", "root"])
         #expect(result.deliveries == 2)
     }
@@ -78,13 +79,36 @@ struct ResponderChainTests {
         let other = SimViewController("other")
         screen.root.addChild(other, into: screen.root.view)
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: screen.content.domino)
-        recorder.record(Ping.self, at: other.domino)
-        screen.button.domino.post(Ping(value: 1))
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: other.dominoNode)
+        screen.button.dominoNode.post(Ping(value: 1))
         other.view.addSubview(screen.button)     // the button moves to another screen
-        screen.button.domino.post(Ping(value: 2))
+        screen.button.dominoNode.post(Ping(value: 2))
         #expect(recorder.nodes == ["content", "other"])
-        #expect(screen.button.domino.responderSuccessor === other.domino)
+        #expect(screen.button.dominoNode.responderSuccessor === other.dominoNode)
+    }
+
+    @Test func postFromAnotherThreadFollowsTheLinksLastReadOnTheMainThread() async {
+        let screen = Screen()
+        let other = SimViewController("other")
+        screen.root.addChild(other, into: screen.root.view)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: other.dominoNode)
+        let button = screen.button.dominoNode
+        func postInBackground(_ value: Int) async -> PostResult {
+            await Task.detached { button.post(Ping(value: value)) }.value
+        }
+        // The chain was never read on the main thread: there is no link to follow yet.
+        #expect(await postInBackground(1).deliveries == 0)
+        button.refreshResponderChain()                       // read on the main thread
+        #expect(await postInBackground(2).deliveries == 1)   // content
+        other.view.addSubview(screen.button)                 // moved, not read again yet
+        #expect(await postInBackground(3).deliveries == 1)   // still content: the last read
+        button.post(Ping(value: 4))                          // a main-thread post reads it
+        #expect(await postInBackground(5).deliveries == 1)   // other
+        #expect(recorder.values(of: Ping.self).map(\.value) == [2, 3, 4, 5])
+        #expect(recorder.nodes == ["content", "content", "other", "other"])
     }
 
     @Test func managerMountedAtAControllerContinuesUpThatControllersChain() {
@@ -92,9 +116,9 @@ struct ResponderChainTests {
         // the content controller and its events reach the root controller.
         let screen = Screen()
         let manager = DominoNode(label: "DDDManager")
-        manager.mount(at: screen.content.domino)
+        manager.mount(at: screen.content.dominoNode)
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: screen.root.domino)
+        recorder.record(Ping.self, at: screen.root.dominoNode)
         manager.post(Ping(value: 1))
         #expect(recorder.nodes == ["root"])
     }
@@ -103,29 +127,29 @@ struct ResponderChainTests {
         let screen = Screen()
         let log = Log<String>()
         let target = ContentTarget("root", log: log, channel: "channel-9")
-        screen.root.domino.subscribe(ContentEvents.self, target: target, on: .postingThread)
-        screen.window.domino.respond(to: Ask.self) { "window:\($0.question)" }
-        screen.button.domino.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 4) }
-        #expect(screen.button.domino.request(ContentEvents.self) { $0.fetchChannelID() } == "channel-9")
-        #expect(screen.button.domino.request(Ask(question: "size")) == "window:size")
+        screen.root.dominoNode.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        screen.window.dominoNode.respond(to: Ask.self) { "window:\($0.question)" }
+        screen.button.dominoNode.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 4) }
+        #expect(screen.button.dominoNode.request(ContentEvents.self) { $0.fetchChannelID() } == "channel-9")
+        #expect(screen.button.dominoNode.request(Ask(question: "size")) == "window:size")
         #expect(log.entries == ["root:4", "root:asked"])
     }
 
     @Test func nodesOfTheChainAreChildrenOfTheNodeTheyLeadTo() {
         let screen = Screen()
         let mounted = DominoNode(label: "mounted")
-        mounted.mount(at: screen.content.domino)
-        screen.button.domino.refreshResponderChain()
-        #expect(screen.content.domino.children.map(\.description) == ["mounted", "button"])
-        #expect(screen.button.domino.parents.isEmpty)
-        #expect(screen.button.domino.responderSuccessor === screen.content.domino)
+        mounted.mount(at: screen.content.dominoNode)
+        screen.button.dominoNode.refreshResponderChain()
+        #expect(screen.content.dominoNode.children.map(\.description) == ["mounted", "button"])
+        #expect(screen.button.dominoNode.parents.isEmpty)
+        #expect(screen.button.dominoNode.responderSuccessor === screen.content.dominoNode)
     }
 
     @Test func responderNodesDoNotKeepTheirHostsAlive() {
         var screen: Screen? = Screen()
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: screen!.root.domino)
-        screen!.button.domino.post(Ping(value: 1))
+        recorder.record(Ping.self, at: screen!.root.dominoNode)
+        screen!.button.dominoNode.post(Ping(value: 1))
         let weakButton = WeakBox(screen!.button)
         let weakRoot = WeakBox(screen!.root)
         let weakWindow = WeakBox(screen!.window)
@@ -141,19 +165,20 @@ struct ResponderChainTests {
         var other: SimViewController? = SimViewController("other")
         other!.view.addSubview(screen.button)
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: other!.domino)
-        screen.button.domino.post(Ping(value: 1))
+        recorder.record(Ping.self, at: other!.dominoNode)
+        screen.button.dominoNode.post(Ping(value: 1))
         other = nil                              // the button's only superview chain is gone
-        let result = screen.button.domino.post(Ping(value: 2))
+        let result = screen.button.dominoNode.post(Ping(value: 2))
         #expect(recorder.nodes == ["other"])
         #expect(result.nodesVisited == 1)
-        #expect(screen.button.domino.responderSuccessor == nil)
+        #expect(screen.button.dominoNode.responderSuccessor == nil)
     }
 
     @Test func cycleInTheResponderChainIsReportedAndCutOff() {
         final class Loop: DominoResponder, @unchecked Sendable {
             weak var next: Loop?
-            var nextDominoResponder: (any DominoResponder)? { next }
+            nonisolated var nextDominoResponder: (any DominoResponder)? { next }
+            nonisolated static var readsChainOnMainThreadOnly: Bool { false }
         }
         let first = Loop(), second = Loop()
         first.next = second
@@ -161,7 +186,8 @@ struct ResponderChainTests {
         final class Entry: DominoResponder, @unchecked Sendable {
             let into: Loop
             init(_ into: Loop) { self.into = into }
-            var nextDominoResponder: (any DominoResponder)? { into }
+            nonisolated var nextDominoResponder: (any DominoResponder)? { into }
+            nonisolated static var readsChainOnMainThreadOnly: Bool { false }
         }
         let entry = Entry(first)
         let node = DominoNode(label: "entry", responder: entry)
@@ -176,24 +202,27 @@ struct ResponderChainTests {
         let screen = Screen()
         // The root controller's node is mounted below the button: a cycle through the chain.
         let recorder = EventRecorder()
-        for node in [screen.button.domino, screen.content.domino, screen.root.domino] {
+        for node in [screen.button.dominoNode, screen.content.dominoNode, screen.root.dominoNode] {
             recorder.record(Ping.self, at: node)
         }
         let diagnostics = Diagnostics.capture {
-            screen.root.domino.mount(at: screen.button.domino)
-            screen.button.domino.post(Ping(value: 1))
+            screen.root.dominoNode.mount(at: screen.button.dominoNode)
+            screen.button.dominoNode.post(Ping(value: 1))
         }
         #expect(recorder.nodes == ["button", "content", "root"])
         #expect(diagnostics.map(\.code).contains(.mountCycle))
     }
 }
 
-/// A responder whose next responder another thread may swap at any time.
+/// A responder whose next responder another thread may swap at any time: a plain
+/// object whose chain any thread may read (it locks).
 private final class SwappableResponder: DominoResponder, @unchecked Sendable {
     private let lock = NSLock()
     private var next: (any DominoResponder)?
 
-    var nextDominoResponder: (any DominoResponder)? {
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+
+    nonisolated var nextDominoResponder: (any DominoResponder)? {
         lock.lock()
         defer { lock.unlock() }
         return next
@@ -206,8 +235,9 @@ private final class SwappableResponder: DominoResponder, @unchecked Sendable {
     }
 }
 
-private final class PlainResponder: DominoResponder, @unchecked Sendable {
-    var nextDominoResponder: (any DominoResponder)? { nil }
+private final class PlainResponder: DominoResponder, Sendable {
+    nonisolated var nextDominoResponder: (any DominoResponder)? { nil }
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
 }
 
 @Suite("Responder chain under concurrency", .checksLeaks)

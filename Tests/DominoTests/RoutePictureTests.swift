@@ -52,16 +52,16 @@ struct RoutePictureTests {
         #expect(mermaid.contains("n2 ==> n1"))
     }
 
-    @Test func responderChainLinksAreDashed() {
+    @Test @MainActor func responderChainLinksAreDashed() {
         let window = SimWindow("window")
         let controller = SimViewController("controller")
         window.rootViewController = controller
-        _ = controller.domino
-        window.domino.refreshResponderChain()
-        controller.domino.refreshResponderChain()
-        let dot = window.domino.dotDiagram()
+        _ = controller.dominoNode
+        window.dominoNode.refreshResponderChain()
+        controller.dominoNode.refreshResponderChain()
+        let dot = window.dominoNode.dotDiagram()
         #expect(dot.contains("n1 -> n0 [style=dashed];"))
-        #expect(window.domino.mermaidDiagram().contains("n1 -.-> n0"))
+        #expect(window.dominoNode.mermaidDiagram().contains("n1 -.-> n0"))
     }
 
     @Test(.enabled(if: graphviz != nil, "Graphviz is not installed here; .ci/run installs it"))

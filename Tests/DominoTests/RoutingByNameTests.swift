@@ -17,7 +17,7 @@ struct RoutingByNameTests {
 
         cell.userDidTapFund(code: "F001", phone: nil, name: "Ann")
         cell.userDidTapLimit(500)
-        cell.domino.post(.selectMinBuyAmount, arguments: 100.0)
+        cell.dominoNode.post(.selectMinBuyAmount, arguments: 100.0)
         #expect(controller.selections == ["fund F001 for Ann (no phone)", "limit 500", "minimum 100.0"])
     }
 

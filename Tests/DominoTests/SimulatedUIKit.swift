@@ -5,14 +5,18 @@ import Domino
 /// responder is its view controller when it is that controller's root view, else its
 /// superview; a controller's is its view's superview (or its parent controller);
 /// a window's is the application.
-class SimResponder: DominoResponder {
+///
+/// As UIKit's, it is main-actor state: its chain is read on the main thread only
+/// (``DominoResponder/readsChainOnMainThreadOnly`` keeps its default, true), and a
+/// post from another thread follows the links Domino last read on the main thread.
+@MainActor class SimResponder: DominoResponder {
     let name: String
     init(_ name: String) { self.name = name }
 
     var nextDominoResponder: (any DominoResponder)? { nil }
 
-    /// Created on first use, as the UIKit glue's associated node is.
-    lazy var domino = DominoNode(label: name, responder: self)
+    /// Created on first use, as the UIKit glue's associated `dominoNode` is.
+    lazy var dominoNode = DominoNode(label: name, responder: self)
 }
 
 final class SimApplication: SimResponder {}

@@ -55,7 +55,7 @@ struct StressTests {
         // that who must receive a post is known; everything else comes and goes.
         let shared = (0..<Self.anchorCount).map { DominoNode(label: "a\($0)") }
         for index in 0..<(Self.anchorCount - 1) { shared[index].mount(at: shared[index + 1]) }
-        shared[Self.anchorCount - 1].respond(to: StressAsk.self) { $0.post }
+        shared[Self.anchorCount - 1].respond(to: StressAsk.self, on: .postingThread) { $0.post }
         for anchor in shared { ledger.watch(anchor) }
         let failures = Counter()
         // A signal fired from every thread, with one observer for the whole run and

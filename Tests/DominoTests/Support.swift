@@ -40,11 +40,18 @@ final class Counter: @unchecked Sendable {
     }
 }
 
-/// A host object owning a node, as view controllers and managers do.
-final class Host {
+/// A host object owning a node, as managers do. `Sendable` (its state is locked), so
+/// that it may be the owner of handlers that run on other threads.
+final class Host: Sendable {
     let domino: DominoNode
-    var received: [Int] = []
+    private let storage = Mutex<[Int]>([])
     init(_ label: String) { domino = DominoNode(label: label) }
+
+    /// What its handlers saw; each read and each write takes the lock.
+    var received: [Int] {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
 }
 
 struct Ping: Event, Equatable {
@@ -152,4 +159,42 @@ func sourceSnippet(_ name: String, in file: String, marker: String = "DOC-SNIPPE
 private func between(_ text: String, _ begin: String, _ end: String) -> String? {
     guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else { return nil }
     return String(text[start.upperBound..<stop.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Returns once the main queue has run what was queued on it before the call: it
+/// queues the continuation behind it (the main queue runs in order). For main-actor
+/// deliveries scheduled from other threads, without polling.
+@MainActor func mainQueueHasRunWhatWasQueuedBefore() async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async { done.resume() }
+    }
+}
+
+/// True on the main queue, where the main actor runs. (On Linux, `swift test` drains
+/// it on a thread other than the process's first, so `Thread.isMainThread` alone
+/// would say false there.)
+func isOnMainQueue() -> Bool {
+    Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+}
+
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// Runs `body` on a new thread and waits for it to return. The calling thread is
+/// blocked meanwhile: called on the main actor, nothing queued on the main queue can
+/// run until `body` is done. (Not `DispatchQueue.global().sync`, which may run the
+/// block on the calling thread.)
+func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<T?>(nil)
+    Thread.detachNewThread {
+        let value = body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
 }

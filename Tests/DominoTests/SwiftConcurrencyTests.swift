@@ -182,7 +182,7 @@ struct SwiftConcurrencyTests {
         let nodes = makeChain(3)
         let asked = Log<String>()
         nodes[0].respond(to: LoadProfile.self) { _ async in asked.append("n0 async"); return nil }
-        nodes[1].respond(to: LoadProfile.self) { _ in asked.append("n1 sync"); return "n1" }
+        nodes[1].respond(to: LoadProfile.self, on: .postingThread) { _ in asked.append("n1 sync"); return "n1" }
         nodes[2].respond(to: LoadProfile.self) { _ async in asked.append("n2 async"); return "n2" }
         #expect(try await nodes[0].request(LoadProfile(user: "ann")) == "n1")
         #expect(asked.entries == ["n0 async", "n1 sync"])
@@ -229,21 +229,22 @@ struct SwiftConcurrencyTests {
         #expect(node.subscriptionCount == 0)
     }
 
-    // MARK: Main-actor handlers
+    // MARK: Main-actor handlers (the isolated forms, written in main-actor code)
 
     @Test @MainActor func mainActorHandlerRunsInPlaceWhenPostedOnTheMainActor() {
         let node = DominoNode(label: "n")
         let screen = MainScreen()
-        node.subscribeOnMainActor(Ping.self) { event in screen.values.append(event.value) }
-        node.post(Ping(value: 7))
+        node.subscribe(Ping.self) { event in screen.values.append(event.value) }
+        let result = node.post(Ping(value: 7))
         #expect(screen.values == [7])
+        #expect(result.ran == 1)
     }
 
     @Test @MainActor func mainActorOwnerIsPassedToItsHandlerAndEndsTheSubscription() {
         let node = DominoNode(label: "n")
         var screen: MainScreen? = MainScreen()
-        node.subscribeOnMainActor(Ping.self, owner: screen!) { screen, event in screen.values.append(event.value) }
-        node.subscribeOnMainActor("Title", owner: screen!) { screen, event in
+        node.subscribe(Ping.self, owner: screen!) { screen, event in screen.values.append(event.value) }
+        node.subscribe("Title", owner: screen!) { screen, event in
             screen.title = event.value("text", as: String.self) ?? ""
         }
         node.post(Ping(value: 1))
@@ -261,7 +262,7 @@ struct SwiftConcurrencyTests {
     @Test @MainActor func namedEventsRouteToMainActorMethodsOfTheirOwner() {
         let node = DominoNode(label: "fund")
         var screen: FundScreen? = FundScreen()
-        let subscriptions = node.routeOnMainActor([
+        let subscriptions = node.route([
             "SelectLimit": FundScreen.didSelectLimit,
             "SelectMinBuyAmount": FundScreen.didSelectMinBuyAmount,
         ], to: screen!)
@@ -278,17 +279,54 @@ struct SwiftConcurrencyTests {
         #expect(node.subscriptionCount == 0)
     }
 
-    @Test func mainActorHandlerPostedFromAnotherThreadRunsOnTheMainActor() async {
+    @Test @MainActor func mainActorHandlerPostedFromAnotherThreadRunsOnTheMainActor() async {
         let node = DominoNode(label: "n")
         let screen = MainScreen()
         let delivered = Counter()
-        node.subscribeOnMainActor(Ping.self, owner: screen) { screen, event in
+        node.subscribe(Ping.self, owner: screen) { screen, event in
             screen.values.append(event.value)      // main-actor state
             delivered.increment()
         }
-        DispatchQueue.global().async { node.post(Ping(value: 3)) }
-        #expect(await eventually { delivered.value == 1 })
-        #expect(await screen.values == [3])
+        let result = await withCheckedContinuation { (done: CheckedContinuation<PostResult, Never>) in
+            DispatchQueue.global().async { done.resume(returning: node.post(Ping(value: 3))) }
+        }
+        #expect(result.scheduled == 1)
+        // The delivery was queued on the main queue before this test's continuation,
+        // so it has run by the time the test is back on the main actor.
+        #expect(delivered.value == 1)
+        #expect(screen.values == [3])
+    }
+
+    // MARK: Deprecated forwarders, kept for one release
+    // Deprecated tests, so that calling deprecated API warns nowhere (CI builds with
+    // -warnings-as-errors); one test per forwarder proves it still works.
+
+    @available(*, deprecated)
+    @Test @MainActor func deprecatedSubscribeOnMainActorStillRunsEachOverloadOnTheMainActor() {
+        let node = DominoNode(label: "n")
+        let screen = MainScreen()
+        node.subscribeOnMainActor(Ping.self) { event in screen.values.append(event.value) }
+        node.subscribeOnMainActor(Ping.self, owner: screen) { screen, event in screen.values.append(event.value * 10) }
+        node.subscribeOnMainActor("Title") { event in screen.title += event.value("text", as: String.self) ?? "" }
+        node.subscribeOnMainActor("Title", owner: screen) { screen, _ in screen.title += "!" }
+        node.post(Ping(value: 1))
+        node.post("Title", ["text": "Inbox"])
+        #expect(screen.values == [1, 10])
+        #expect(screen.title == "Inbox!")
+    }
+
+    @available(*, deprecated)
+    @Test @MainActor func deprecatedRouteOnMainActorStillRoutesToMainActorMethods() {
+        let node = DominoNode(label: "fund")
+        let screen = FundScreen()
+        let subscriptions = node.routeOnMainActor([
+            "SelectLimit": FundScreen.didSelectLimit,
+            "SelectMinBuyAmount": FundScreen.didSelectMinBuyAmount,
+        ], to: screen)
+        node.post("SelectLimit", arguments: 500)
+        node.post("SelectMinBuyAmount", arguments: nil)
+        #expect(screen.log == ["limit 500", "minimum none"])
+        #expect(subscriptions.count == 2)
     }
 }
 

@@ -40,7 +40,7 @@ struct TracingTests {
     @Test func requestAnswerIsTracedWithTheAnsweringNode() {
         let nodes = makeChain(2)
         nodes[0].isTracing = true
-        nodes[1].respond(to: Ask.self) { _ in "yes" }
+        nodes[1].respond(to: Ask.self, on: .postingThread) { _ in "yes" }
         let records = Tracing.capture { _ = nodes[0].request(Ask(question: "q")) }
         #expect(records == [
             TraceRecord(kind: .requested, event: "Ask", node: "n0"),

@@ -157,16 +157,16 @@ struct TreeTests {
         #expect(log.entries == ["b:dark", "b1:dark"])
     }
 
-    @Test func broadcastFollowsTheResponderChainDownToo() {
+    @Test @MainActor func broadcastFollowsTheResponderChainDownToo() {
         let window = SimWindow("window")
         let controller = SimViewController("controller")
         window.rootViewController = controller
         let cell = SimView("cell")
         controller.view.addSubview(cell)
-        let controllerNode = controller.domino   // nodes exist before the chain is read
-        cell.domino.refreshResponderChain()
+        let controllerNode = controller.dominoNode   // nodes exist before the chain is read
+        cell.dominoNode.refreshResponderChain()
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: cell.domino)
+        recorder.record(Ping.self, at: cell.dominoNode)
         controllerNode.broadcast(Ping(value: 1))
         #expect(recorder.nodes == ["cell"])
     }
@@ -359,9 +359,9 @@ struct TreeTests {
         tree.a.subscribe(Ping.self, on: .postingThread) { _ in }
         tree.a.subscribe(Ping.self, on: .postingThread) { _ in }
         tree.a.intercept(Ping.self) { _ in .proceed }
-        tree.b1.respond(to: Ask.self) { _ in nil }
-        tree.root.subscribe(Ping.self, phase: .capture) { _ in }
-        tree.b.subscribe("Theme") { _ in }
+        tree.b1.respond(to: Ask.self, on: .postingThread) { _ in nil }
+        tree.root.subscribe(Ping.self, phase: .capture, on: .postingThread) { _ in }
+        tree.b.subscribe("Theme", on: .postingThread) { _ in }
         #expect(tree.root.subtreeDescription == """
         root  [Ping (capture): 1 subscriber]
           a  [Ping: 2 subscribers, 1 interceptor]

@@ -57,7 +57,7 @@ struct UnsubscribeTests {
         let log = Log<String>()
         record(Ping.self, at: nodes[0], into: log, tag: "ping")
         nodes[0].subscribe("Named", on: .postingThread) { _ in log.append("named") }
-        nodes[0].respond(to: Ask.self) { _ in "x" }
+        nodes[0].respond(to: Ask.self, on: .postingThread) { _ in "x" }
         nodes[0].intercept(Ping.self) { _ in .stop }
         record(Ping.self, at: nodes[1], into: log, tag: "parent")
         nodes[0].clearAllSubscribers()
