@@ -164,6 +164,24 @@ struct IsolatedHandlerTests {
         #expect(controller.ranOnMain.entries.isEmpty)   // the responder never ran
     }
 
+    @Test @MainActor func backgroundRequestAnsweredPastAMainActorResponderStillReportsThePassBy() async {
+        let root = DominoNode(label: "root")
+        root.respond(to: Ask.self, on: .postingThread) { _ in "from the root" }
+        let controller = CounterViewController()
+        controller.viewDidLoad()
+        controller.domino.mount(at: root)
+        let node = controller.domino
+        let (answer, diagnostics) = await Task.detached { () -> (String?, [Diagnostic]) in
+            var answer: String?
+            let diagnostics = Diagnostics.capture { answer = node.request(Ask(question: "q")) }
+            return (answer, diagnostics)
+        }.value
+        #expect(answer == "from the root")
+        #expect(diagnostics.map(\.code) == [.isolatedResponderSkipped])
+        #expect(diagnostics.first?.message.contains("answered further up, at root") == true)
+        #expect(controller.ranOnMain.entries.isEmpty)
+    }
+
     @Test @MainActor func awaitedRequestFromABackgroundTaskReachesAMainActorResponder() async throws {
         let controller = CounterViewController()
         controller.viewDidLoad()

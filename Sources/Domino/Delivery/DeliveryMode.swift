@@ -3,11 +3,16 @@ import Foundation
 
 /// Where a subscriber's handler runs (Domino's trigger modes, Signals' callback queues).
 ///
-/// Chosen per subscription; a subscription that names none uses its node's
-/// ``DominoNode/deliveryMode``, else the process-wide ``DeliveryMode/default``, which
-/// starts as ``mainThread`` like Domino's. Requests, reformers and interceptors ignore
-/// modes: they always run synchronously on the posting thread, because their answers
-/// decide the walk.
+/// Named by nonisolated code, whose handlers are `@Sendable`; a handler written in
+/// main-actor or actor code names none and runs in that isolation instead (see
+/// <doc:MainActorAppCode>). `on: nil` uses the node's ``DominoNode/deliveryMode``,
+/// else the process-wide ``DeliveryMode/default``, which starts as ``postingThread``
+/// (as NotificationCenter, Combine, EventsTree and Signals deliver).
+///
+/// Reformers and interceptors ignore modes: they run synchronously on the posting
+/// thread, because their answers decide the walk. A responder answers synchronous
+/// requests only where its mode runs (``postingThread``: always), and an awaited
+/// request goes there.
 ///
 /// ```swift
 /// node.subscribe(ImageDidDecode.self, on: .postingThread) { event in ... }
@@ -28,7 +33,7 @@ public enum DeliveryMode: Sendable {
 
     /// The mode of subscriptions that name none, on nodes that name none.
     ///
-    /// Starts as ``mainThread``. Changing it affects posts that start afterwards.
+    /// Starts as ``postingThread``. Changing it affects posts that start afterwards.
     public static var `default`: DeliveryMode {
         get { graphLock.withShared { GraphSettings.defaultDelivery } }
         set {

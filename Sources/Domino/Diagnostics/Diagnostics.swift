@@ -42,9 +42,11 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         case asyncResponderSkipped
         /// A synchronous request passed responders that answer only elsewhere: a
         /// main-actor responder asked off the main thread, another actor's responder,
-        /// or one whose mode names a queue the request was not made on. Make the
-        /// request there, or `try await` it, which goes to each responder. It
-        /// returns nil when nobody else answered.
+        /// or one whose mode names a queue the request was not made on. Reported
+        /// whether a responder further up answered (the message says where) or
+        /// nobody did (the request returns nil), since the same request made where
+        /// those responders run could have had another answer. Make the request
+        /// there, or `try await` it, which goes to each responder.
         case isolatedResponderSkipped
         /// A ``Signal`` got more live observers than its ``Signal/maxObservers``, or
         /// the limit was lowered below their count (a leak, or an object adding itself

@@ -541,6 +541,9 @@ extension DominoNode {
                 if stage.traced || plan.originTraced {
                     Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
                 }
+                // The answer came from further up than it would have on another
+                // thread: say so, or the difference goes unnoticed.
+                if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: stage.nodeName) }
                 return answer
             }
             if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
@@ -548,11 +551,17 @@ extension DominoNode {
         if skippedAsync > 0 {
             Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
         }
-        if skippedElsewhere > 0 {
-            Diagnostics.report(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedElsewhere) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
-        }
+        if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: nil) }
         wentUnanswered(eventName, plan: plan)
         return nil
+    }
+
+    /// Reports responders a synchronous request passed by because they answer only
+    /// elsewhere, whether or not one further up answered.
+    @inline(never)
+    func reportSkippedElsewhere<R>(_ type: R.Type, _ count: Int, answeredAt node: String?) {
+        let outcome = node.map { "was answered further up, at \($0)" } ?? "went unanswered"
+        Diagnostics.report(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and \(outcome), past \(count) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
     }
 
     /// Runs the interceptors of stage `index` for a request; traces and returns true
