@@ -162,11 +162,12 @@ final class ImageDownload {
 }
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-final class ImageViewController {
+@MainActor final class ImageViewController {
     var fraction: Float = 0
 
     func observe(_ download: ImageDownload) {
-        download.onProgress.addObserver(self, on: .mainThread) { controller, fraction in
+        // Written in main-actor code: the callbacks run on the main actor.
+        download.onProgress.addObserver(self) { controller, fraction in
             controller.fraction = fraction
         }
         let observer = download.onResult.addObserver(self) { controller, data, error in
@@ -519,11 +520,13 @@ final class NetworkRequest {
 }
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-final class DownloadViewController {
+@MainActor final class DownloadViewController {
     var progress = 0.0
     var bytes = 0
 
     func observe(_ request: NetworkRequest) {
+        // Main-actor code: each callback runs on the main actor, in place when the
+        // signal fires on the main thread, else soon after on the main queue.
         request.onProgress.addObserver(self) { controller, fraction in
             controller.progress = fraction
         }

@@ -84,7 +84,7 @@ struct DocumentationTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func signalsMigrationObservesProgressAndOneResult() {
+    @Test @MainActor func signalsMigrationObservesProgressAndOneResult() {
         let download = ImageDownload(), controller = ImageViewController()
         controller.observe(download)
         download.onResult.fire(Data([1]), nil)

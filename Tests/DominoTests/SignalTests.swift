@@ -3,11 +3,17 @@ import Foundation
 import Testing
 @testable import Domino
 
-/// An object that observes signals in these tests.
-private final class Listener {
+/// An object that observes signals in these tests. `Sendable`, as every observer
+/// must be: callbacks may run on other threads, so what it received is locked.
+private final class Listener: Sendable {
     let name: String
-    var received: [Int] = []
+    private let log = Mutex<[Int]>([])
     init(_ name: String = "listener") { self.name = name }
+
+    /// What the callbacks recorded, in order.
+    var received: [Int] { log.withLock { $0 } }
+    func record(_ value: Int) { log.withLock { $0.append(value) } }
+    func forget() { log.withLock { $0 = [] } }
 }
 
 /// Runs `body(worker)` on `workers` threads at once and waits for all of them.
@@ -25,7 +31,7 @@ struct SignalTests {
     @Test func fireCallsTheCallbackWithTheObserverAndTheValue() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener) { observer, value in observer.received.append(value) }
+        signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         signal.fire(2)
         #expect(listener.received == [1, 2])
@@ -35,15 +41,15 @@ struct SignalTests {
     @Test func anObserverFiringItsOwnSignalRecursivelyIsCutOffAndReportedInsteadOfOverflowingTheStack() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener) { [weak signal] observer, value in
-            observer.received.append(value)
+        signal.addObserver(listener, on: .postingThread) { [weak signal] observer, value in
+            observer.record(value)
             signal?.fire(value + 1)
         }
         let diagnostics = Diagnostics.capture { signal.fire(0) }
         #expect(listener.received == Array(0..<DominoNode.maximumNestingDepth))
         #expect(diagnostics.map(\.code) == [.nestingLimitExceeded])
         // The nesting count is given back: the next fire runs as deep again.
-        listener.received = []
+        listener.forget()
         _ = Diagnostics.capture { signal.fire(0) }
         #expect(listener.received.count == DominoNode.maximumNestingDepth)
     }
@@ -52,7 +58,8 @@ struct SignalTests {
     @Test @MainActor func mainActorObserverRunsInPlaceWhenFiredOnTheMainActor() {
         let signal = Signal<Int, String>()
         let screen = ProgressScreen()
-        signal.addObserverOnMainActor(screen) { screen, value, label in screen.shown.append("\(label) \(value)") }
+        // Written in main-actor code, with no mode: the callback is the main actor's.
+        signal.addObserver(screen) { screen, value, label in screen.shown.append("\(label) \(value)") }
         signal.fire(1, "one")
         #expect(screen.shown == ["one 1"])
     }
@@ -61,7 +68,7 @@ struct SignalTests {
     @Test @MainActor func mainActorObserverFiredFromAnotherThreadRunsOnTheMainActor() async {
         let signal = Signal<Int>()
         let screen = ProgressScreen()
-        signal.addObserverOnMainActor(screen) { screen, value in screen.shown.append("\(value)") }
+        signal.addObserver(screen) { screen, value in screen.shown.append("\(value)") }
         DispatchQueue.global().async { signal.fire(2) }
         #expect(await eventuallyOnMainActor { screen.shown == ["2"] })
     }
@@ -72,10 +79,21 @@ struct SignalTests {
         // not run off the main actor (that would trap); it hops back instead.
         let signal = Signal<Int>()
         let screen = ProgressScreen()
-        let observation = signal.addObserverOnMainActor(screen) { screen, value in screen.shown.append("\(value)") }
+        let observation = signal.addObserver(screen) { screen, value in screen.shown.append("\(value)") }
         observation.deliveryMode = .postingThread
         DispatchQueue.global().async { signal.fire(3) }
         #expect(await eventuallyOnMainActor { screen.shown == ["3"] })
+    }
+
+    @available(*, deprecated, message: "exercises the deprecated forwarder")
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func deprecatedAddObserverOnMainActorStillRunsTheCallbackOnTheMainActor() async {
+        let signal = Signal<Int>()
+        let screen = ProgressScreen()
+        signal.addObserverOnMainActor(screen) { screen, value in screen.shown.append("\(value)") }
+        signal.fire(4)
+        DispatchQueue.global().async { signal.fire(5) }
+        #expect(await eventuallyOnMainActor { screen.shown == ["4", "5"] })
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -83,7 +101,7 @@ struct SignalTests {
         let signal = EmptySignal()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener) { _ in counter.increment() }
+        signal.addObserver(listener, on: .postingThread) { _ in counter.increment() }
         signal.fire()
         signal.fire()
         #expect(counter.value == 2)
@@ -94,7 +112,7 @@ struct SignalTests {
         let signal = Signal<String, Int, Bool>()
         let listener = Listener()
         let log = Log<String>()
-        signal.addObserver(listener) { _, text, number, flag in log.append("\(text) \(number) \(flag)") }
+        signal.addObserver(listener, on: .postingThread) { _, text, number, flag in log.append("\(text) \(number) \(flag)") }
         signal.fire("a", 1, true)
         #expect(log.entries == ["a 1 true"])
     }
@@ -104,7 +122,7 @@ struct SignalTests {
         let signal = Signal<String?, Int?>()
         let listener = Listener()
         let log = Log<String>()
-        signal.addObserver(listener) { _, data, error in log.append("\(data ?? "nil") \(error.map(String.init) ?? "nil")") }
+        signal.addObserver(listener, on: .postingThread) { _, data, error in log.append("\(data ?? "nil") \(error.map(String.init) ?? "nil")") }
         signal.fire(nil, 404)
         signal.fire("body", nil)
         #expect(log.entries == ["nil 404", "body nil"])
@@ -116,7 +134,7 @@ struct SignalTests {
         let listeners = (0..<3).map { Listener("l\($0)") }
         let log = Log<String>()
         for listener in listeners {
-            signal.addObserver(listener) { observer, _ in log.append(observer.name) }
+            signal.addObserver(listener, on: .postingThread) { observer, _ in log.append(observer.name) }
         }
         signal.fire(0)
         #expect(log.entries == ["l0", "l1", "l2"])
@@ -127,8 +145,8 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener) { _, _ in counter.increment() }
-        signal.addObserver(listener) { _, _ in counter.increment() }
+        signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
+        signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
         signal.fire(0)
         #expect(counter.value == 2)
         #expect(signal.observerCount == 2)
@@ -164,13 +182,13 @@ struct SignalTests {
         let strings = StringSignal()
         let arrays = ArraySignal()
         let dictionaries = DictionarySignal()
-        integers.addObserver(listener) { _, value in log.append("int \(value)") }
-        floats.addObserver(listener) { _, value in log.append("float \(value)") }
-        doubles.addObserver(listener) { _, value in log.append("double \(value)") }
-        booleans.addObserver(listener) { _, value in log.append("bool \(value)") }
-        strings.addObserver(listener) { _, value in log.append("string \(value)") }
-        arrays.addObserver(listener) { _, value in log.append("array \(value.count)") }
-        dictionaries.addObserver(listener) { _, value in log.append("dictionary \(value.keys.sorted())") }
+        integers.addObserver(listener, on: .postingThread) { _, value in log.append("int \(value)") }
+        floats.addObserver(listener, on: .postingThread) { _, value in log.append("float \(value)") }
+        doubles.addObserver(listener, on: .postingThread) { _, value in log.append("double \(value)") }
+        booleans.addObserver(listener, on: .postingThread) { _, value in log.append("bool \(value)") }
+        strings.addObserver(listener, on: .postingThread) { _, value in log.append("string \(value)") }
+        arrays.addObserver(listener, on: .postingThread) { _, value in log.append("array \(value.count)") }
+        dictionaries.addObserver(listener, on: .postingThread) { _, value in log.append("dictionary \(value.keys.sorted())") }
         integers.fire(1)
         floats.fire(0.5)
         doubles.fire(0.25)
@@ -190,7 +208,7 @@ struct SignalTests {
         do {
             let listener = Listener()
             weakListener = listener
-            signal.addObserver(listener) { _, _ in }
+            signal.addObserver(listener, on: .postingThread) { _, _ in }
         }
         #expect(weakListener == nil)
     }
@@ -206,7 +224,7 @@ struct SignalTests {
         do {
             let listener = Listener()
             weakListener = listener
-            observation = signal.addObserver(listener) { _, _ in counter.increment() }
+            observation = signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
             signal.fire(1)
         }
         #expect(weakListener == nil)
@@ -223,10 +241,10 @@ struct SignalTests {
         let removed = Log<String>()
         signal.observerRemoved = { removed.append("\($0)") }
         let kept = Listener("kept")
-        signal.addObserver(kept) { _, _ in }
+        signal.addObserver(kept, on: .postingThread) { _, _ in }
         do {
             let gone = Listener("gone")
-            signal.addObserver(gone) { _, _ in }
+            signal.addObserver(gone, on: .postingThread) { _, _ in }
         }
         #expect(signal.observerCount == 1)
         #expect(removed.count == 1)
@@ -239,7 +257,7 @@ struct SignalTests {
         let holder = StrongBox<Listener>(Listener())
         let watcher = WeakBox<Listener>(holder.value)
         let aliveAfterLastExternalReferenceDropped = Log<Bool>()
-        signal.addObserver(holder.value!) { _, _ in
+        signal.addObserver(holder.value!, on: .postingThread) { _, _ in
             holder.value = nil
             aliveAfterLastExternalReferenceDropped.append(watcher.value != nil)
         }
@@ -253,7 +271,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let holder = StrongBox<Listener>(Listener())
         let watcher = WeakBox<Listener>(holder.value)
-        signal.addObserver(holder.value!) { observer, value in observer.received.append(value) }
+        signal.addObserver(holder.value!, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         holder.value = nil
         #expect(watcher.value == nil)
@@ -265,7 +283,7 @@ struct SignalTests {
         let removed = Counter()
         var signal: Signal<Int>? = Signal<Int>()
         signal?.observerRemoved = { _ in removed.increment() }
-        let observation = signal!.addObserver(listener) { _, _ in }
+        let observation = signal!.addObserver(listener, on: .postingThread) { _, _ in }
         signal?.fire(1)
         signal = nil
         #expect(!observation.isActive)
@@ -280,7 +298,7 @@ struct SignalTests {
     @Test func aCancelledObserverIsNotCalledAgain() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         observation.cancel()
         signal.fire(2)
@@ -295,7 +313,7 @@ struct SignalTests {
         let listener = Listener()
         let removed = Counter()
         signal.observerRemoved = { _ in removed.increment() }
-        let observation = signal.addObserver(listener) { _, _ in }
+        let observation = signal.addObserver(listener, on: .postingThread) { _, _ in }
         observation.cancel()
         observation.cancel()
         #expect(removed.value == 1)
@@ -307,11 +325,11 @@ struct SignalTests {
         let first = Listener("first"), second = Listener("second")
         let log = Log<String>()
         let later = WeakBox<SignalObserver>(nil)
-        signal.addObserver(first) { _, _ in
+        signal.addObserver(first, on: .postingThread) { _, _ in
             log.append("first")
             later.value?.cancel()
         }
-        later.value = signal.addObserver(second) { _, _ in log.append("second") }
+        later.value = signal.addObserver(second, on: .postingThread) { _, _ in log.append("second") }
         signal.fire(1)
         signal.fire(2)
         #expect(log.entries == ["first", "first"])
@@ -322,8 +340,8 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let own = WeakBox<SignalObserver>(nil)
-        own.value = signal.addObserver(listener) { observer, value in
-            observer.received.append(value)
+        own.value = signal.addObserver(listener, on: .postingThread) { observer, value in
+            observer.record(value)
             own.value?.cancel()
         }
         signal.fire(1)
@@ -337,9 +355,9 @@ struct SignalTests {
         let removed = Counter()
         signal.observerRemoved = { _ in removed.increment() }
         let leaving = Listener("leaving"), staying = Listener("staying")
-        signal.addObserver(leaving) { observer, value in observer.received.append(value) }
-        signal.addObserver(leaving) { observer, value in observer.received.append(value) }
-        signal.addObserver(staying) { observer, value in observer.received.append(value) }
+        signal.addObserver(leaving, on: .postingThread) { observer, value in observer.record(value) }
+        signal.addObserver(leaving, on: .postingThread) { observer, value in observer.record(value) }
+        signal.addObserver(staying, on: .postingThread) { observer, value in observer.record(value) }
         signal.removeObserver(leaving)
         signal.fire(1)
         #expect(leaving.received.isEmpty)
@@ -354,7 +372,7 @@ struct SignalTests {
         let removed = Counter()
         signal.observerRemoved = { _ in removed.increment() }
         let listeners = (0..<3).map { Listener("l\($0)") }
-        let observations = listeners.map { signal.addObserver($0) { observer, value in observer.received.append(value) } }
+        let observations = listeners.map { signal.addObserver($0, on: .postingThread) { observer, value in observer.record(value) } }
         signal.removeAllObservers()
         signal.fire(1)
         #expect(listeners.allSatisfy { $0.received.isEmpty })
@@ -369,7 +387,7 @@ struct SignalTests {
         let listener = Listener()
         let removed = Counter()
         signal.observerRemoved = { _ in removed.increment() }
-        let observation = signal.addObserver(listener) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         observation.cancelsAfterNextFire = true
         #expect(observation.cancelsAfterNextFire)
         signal.fire(1)
@@ -385,7 +403,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener) { _, _ in counter.increment() }.cancelsAfterNextFire = true
+        signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }.cancelsAfterNextFire = true
         onThreads(4) { _ in
             for value in 0..<1_000 { signal.fire(value) }
         }
@@ -399,7 +417,7 @@ struct SignalTests {
     @Test func firePreviousDataIsFalseWhenTheSignalNeverFired() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         #expect(!observation.firePreviousData())
         #expect(listener.received.isEmpty)
     }
@@ -408,9 +426,9 @@ struct SignalTests {
     @Test func firePreviousDataDeliversTheLastValuesToThatObserverOnly() {
         let signal = Signal<Int>()
         let early = Listener("early"), late = Listener("late")
-        signal.addObserver(early) { observer, value in observer.received.append(value) }
+        signal.addObserver(early, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(7)
-        let observation = signal.addObserver(late) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(late, on: .postingThread) { observer, value in observer.record(value) }
         #expect(observation.firePreviousData())
         #expect(late.received == [7])
         #expect(early.received == [7])
@@ -420,7 +438,7 @@ struct SignalTests {
     @Test func firePreviousDataOfACancelledObserverDeliversNothing() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         observation.cancel()
         #expect(!observation.firePreviousData())
@@ -431,8 +449,8 @@ struct SignalTests {
     @Test func fireForOneObserverCallsOnlyItAndLeavesLastFiredAlone() {
         let signal = Signal<Int>()
         let chosen = Listener("chosen"), other = Listener("other")
-        let observation = signal.addObserver(chosen) { observer, value in observer.received.append(value) }
-        signal.addObserver(other) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(chosen, on: .postingThread) { observer, value in observer.record(value) }
+        signal.addObserver(other, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         #expect(signal.fire(for: observation, 2))
         #expect(chosen.received == [1, 2])
@@ -444,7 +462,7 @@ struct SignalTests {
     @Test func fireForAnObserverOfAnotherSignalDoesNothing() {
         let signal = Signal<Int>(), otherSignal = Signal<Int>()
         let listener = Listener()
-        let foreign = otherSignal.addObserver(listener) { observer, value in observer.received.append(value) }
+        let foreign = otherSignal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         #expect(!signal.fire(for: foreign, 1))
         #expect(listener.received.isEmpty)
     }
@@ -455,11 +473,11 @@ struct SignalTests {
     @Test func theCallbackRunsOnTheFiringThreadByDefault() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener) { observer, value in observer.received.append(value) }
+        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
         #expect(observation.deliveryMode.description == "postingThread")
         let firingThread = ObjectIdentifier(Thread.current)
         let sameThread = Log<Bool>()
-        signal.addObserver(listener) { _, _ in sameThread.append(ObjectIdentifier(Thread.current) == firingThread) }
+        signal.addObserver(listener, on: .postingThread) { _, _ in sameThread.append(ObjectIdentifier(Thread.current) == firingThread) }
         signal.fire(1)
         #expect(listener.received == [1])
         #expect(sameThread.entries == [true])
@@ -502,7 +520,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let log = Log<Int?>()
-        let observation = signal.addObserver(listener) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
+        let observation = signal.addObserver(listener, on: .postingThread) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
         signal.fire(1)
         observation.deliveryMode = .queue(queue)
         signal.fire(2)
@@ -540,9 +558,9 @@ struct SignalTests {
         let added = StrongBox(Listener("added"))
         let log = Log<String>()
         let once = WeakBox<SignalObserver>(nil)
-        once.value = signal.addObserver(adder) { _, value in
+        once.value = signal.addObserver(adder, on: .postingThread) { _, value in
             log.append("adder \(value)")
-            signal.addObserver(added.value!) { _, value in log.append("added \(value)") }
+            signal.addObserver(added.value!, on: .postingThread) { _, value in log.append("added \(value)") }
             once.value?.cancel()
         }
         signal.fire(1)
@@ -554,8 +572,8 @@ struct SignalTests {
     @Test func aCallbackMayFireTheSignalAgain() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener) { observer, value in
-            observer.received.append(value)
+        signal.addObserver(listener, on: .postingThread) { observer, value in
+            observer.record(value)
             if value < 3 { signal.fire(value + 1) }
         }
         signal.fire(1)
@@ -573,7 +591,7 @@ struct SignalTests {
             signal.fire(0)
         }
         let listener = Listener()
-        let observation = signal.addObserver(listener) { _, _ in }
+        let observation = signal.addObserver(listener, on: .postingThread) { _, _ in }
         observation.cancel()
         #expect(counts.entries == [1, 0])
     }
@@ -595,7 +613,7 @@ struct SignalTests {
         let listeners = (0..<3).map { Listener("l\($0)") }
         let counter = Counter()
         for listener in listeners {
-            signal.addObserver(listener) { _, _ in counter.increment() }
+            signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
         }
         onThreads(4) { _ in
             for value in 0..<10_000 { signal.fire(value) }
@@ -608,13 +626,13 @@ struct SignalTests {
         let signal = Signal<Int>()
         let stable = Listener("stable")
         let stableCalls = Counter()
-        signal.addObserver(stable) { _, _ in stableCalls.increment() }
+        signal.addObserver(stable, on: .postingThread) { _, _ in stableCalls.increment() }
         let churned = Counter()
         onThreads(4) { worker in
             if worker == 0 {
                 let transient = Listener("transient")
                 for _ in 0..<2_000 {
-                    let observation = signal.addObserver(transient) { _, _ in churned.increment() }
+                    let observation = signal.addObserver(transient, on: .postingThread) { _, _ in churned.increment() }
                     signal.fire(-1)
                     observation.cancel()
                 }
@@ -640,7 +658,7 @@ struct SignalTests {
                 let listener = Listener()
                 for _ in 0..<2_000 {
                     let cancelMark = Ticketer.Mark()
-                    let observation = signal.addObserver(listener) { _, ticket in
+                    let observation = signal.addObserver(listener, on: .postingThread) { _, ticket in
                         if let mark = cancelMark.value, ticket > mark { violations.increment() }
                     }
                     signal.fire(tickets.next())
@@ -670,7 +688,7 @@ struct SignalTests {
         let counter = Counter()
         let diagnostics = Diagnostics.capture {
             for listener in listeners {
-                signal.addObserver(listener) { _, _ in counter.increment() }
+                signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
             }
         }
         #expect(diagnostics.map(\.code) == [.observerLimitExceeded])
@@ -684,11 +702,11 @@ struct SignalTests {
         let signal = Signal<Int>(maxObservers: 1)
         do {
             let gone = Listener("gone")
-            signal.addObserver(gone) { _, _ in }
+            signal.addObserver(gone, on: .postingThread) { _, _ in }
         }
         let listener = Listener()
         let diagnostics = Diagnostics.capture {
-            signal.addObserver(listener) { _, _ in }
+            signal.addObserver(listener, on: .postingThread) { _, _ in }
         }
         #expect(diagnostics.isEmpty)
         #expect(signal.observerCount == 1)
@@ -699,7 +717,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listeners = (0..<3).map { Listener("l\($0)") }
         for listener in listeners {
-            signal.addObserver(listener) { _, _ in }
+            signal.addObserver(listener, on: .postingThread) { _, _ in }
         }
         let diagnostics = Diagnostics.capture { signal.maxObservers = 2 }
         #expect(diagnostics.map(\.code) == [.observerLimitExceeded])
@@ -714,7 +732,7 @@ struct SignalTests {
     @Test func theDescriptionsListTheObservers() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener) { _, _ in }
+        signal.addObserver(listener, on: .postingThread) { _, _ in }
         signal.addObserver(listener, on: .background) { _, _ in }.cancelsAfterNextFire = true
         #expect(signal.description == "Signal<Int>(2 observers)")
         #expect(signal.debugDescription == """
@@ -731,7 +749,7 @@ struct SignalTests {
     @Test func anEndedObservationSaysSo() {
         let signal = Signal<String, Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener) { _, _, _ in }
+        let observation = signal.addObserver(listener, on: .postingThread) { _, _, _ in }
         observation.cancel()
         #expect(observation.description == "SignalObserver(Listener on Signal<String, Int>, postingThread, ended)")
     }

@@ -7,7 +7,7 @@ import Domino
 @Suite("Signals article", .checksLeaks)
 struct SignalsArticleTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func downloadControllerSeesProgressAndTheFirstResultOnly() {
+    @Test @MainActor func downloadControllerSeesProgressAndTheFirstResultOnly() {
         let request = NetworkRequest()
         let controller = DownloadViewController()
         controller.observe(request)

@@ -64,7 +64,7 @@ struct StressTests {
         let steady = Host("steady observer")
         ledger.watch(steady)
         let fires = Counter(), heard = Counter()
-        signal.addObserver(steady) { _, _ in heard.increment() }
+        signal.addObserver(steady, on: .postingThread) { _, _ in heard.increment() }
 
         runConcurrently(Self.threads) { worker in
             var random = SeededGenerator(seed: 0x57_0000 + UInt64(worker))
@@ -121,7 +121,7 @@ struct StressTests {
                 case 95..<97:
                     let observer = Host("signal observer")
                     ledger.watch(observer)
-                    let observation = signal.addObserver(observer) { _, _ in }
+                    let observation = signal.addObserver(observer, on: .postingThread) { _, _ in }
                     if Bool.random(using: &random) { observation.cancel() }
                 default:
                     // An owner that deallocates right away: the next walk purges it.

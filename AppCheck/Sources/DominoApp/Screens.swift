@@ -93,7 +93,7 @@ final class UploadViewController: ViewController {
 
     init(model: UploadModel) {
         super.init("UploadViewController")
-        model.progress.addObserverOnMainActor(self) { controller, fraction in
+        model.progress.addObserver(self) { controller, fraction in
             controller.lastProgress = fraction
         }
     }

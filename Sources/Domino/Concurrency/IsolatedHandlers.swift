@@ -234,7 +234,8 @@ enum HandlerIsolation {
 
 /// Runs `body` isolated to `actor`. The closure is not `Sendable`; it is sent to
 /// the one isolation it belongs to.
-private func run(on actor: isolated any Actor, _ body: () -> Void) {
+@usableFromInline
+func runIsolated(on actor: isolated any Actor, _ body: () -> Void) {
     body()
 }
 
@@ -291,7 +292,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
             DeliveryMode.mainThread.schedule { [self] in runIfStillAttached(value) }
         case .actor(let actor):
             Task { [self] in
-                await run(on: actor) { runIfStillAttached(value) }
+                await runIsolated(on: actor) { runIfStillAttached(value) }
             }
         }
         return true

@@ -25,7 +25,7 @@ extension Signal {
         // the stream) when the observation's callback is released: on cancel, on
         // removal, or when the signal deallocates and drops its observations.
         let token = StreamEnd { continuation.finish() }
-        let observation = addObserver(token) { (_: StreamEnd, value: repeat each Value) in
+        let observation = addObserver(token, on: .postingThread) { (_: StreamEnd, value: repeat each Value) in
             withExtendedLifetime(token) {
                 _ = continuation.yield((repeat each value))
             }

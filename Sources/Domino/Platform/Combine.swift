@@ -59,7 +59,7 @@ extension Signal {
             guard let self else { return Empty().eraseToAnyPublisher() }
             let subject = SubjectBox<(repeat each Value)>()
             let token = StreamEnd { subject.finish() }
-            let observation = self.addObserver(token) { (_: StreamEnd, value: repeat each Value) in
+            let observation = self.addObserver(token, on: .postingThread) { (_: StreamEnd, value: repeat each Value) in
                 withExtendedLifetime(token) { subject.send((repeat each value)) }
             }
             return subject.subject

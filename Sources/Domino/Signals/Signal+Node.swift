@@ -27,7 +27,7 @@ extension Signal {
         to node: DominoNode,
         _ makeEvent: @escaping @Sendable (repeat each Value) -> E
     ) -> SignalObserver {
-        addObserver(node) { (node: DominoNode, value: repeat each Value) in
+        addObserver(node, on: .postingThread) { (node: DominoNode, value: repeat each Value) in
             node.post(makeEvent(repeat each value))
         }
     }

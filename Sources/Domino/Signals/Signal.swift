@@ -149,14 +149,50 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
 
     // MARK: Observing
 
-    /// Adds `observer`, whose `callback` the signal calls with each fire.
+    /// Adds `observer`, whose `callback` runs in the caller's isolation with each
+    /// fire: written in main-actor code (a `@MainActor` view controller), on the main
+    /// actor, in place when the signal fires on the main thread, else soon after on
+    /// the main queue; written in an actor's code, on that actor, enqueued.
     ///
     /// ```swift
-    /// request.onResult.addObserver(self) { controller, data, error in
-    ///     controller.show(data, error)
+    /// request.onProgress.addObserver(self) { controller, progress in
+    ///     controller.progressView.progress = Float(progress)   // main-actor state
     /// }
-    /// request.onProgress.addObserver(self, on: .mainThread) { controller, progress in
-    ///     controller.progressView.progress = progress
+    /// ```
+    ///
+    /// Nonisolated code names a mode instead: ``addObserver(_:on:_:)``. Should the
+    /// handle's ``SignalObserver/deliveryMode`` be changed, a main-actor callback
+    /// still runs on the main actor, one hop later. Everything else is as for
+    /// ``addObserver(_:on:_:)``.
+    @inlinable
+    @discardableResult
+    public func addObserver<Observer: AnyObject & Sendable>(
+        _ observer: Observer,
+        isolation: isolated (any Actor) = #isolation,
+        _ callback: @escaping (Observer, repeat each Value) -> Void
+    ) -> SignalObserver {
+        // The callback is not `Sendable`: it belongs to the caller's isolation and
+        // only ever runs there (see `IsolatedCallback`).
+        let handler = IsolatedCallback<Observer, repeat each Value>(callback)
+        if isolation === MainActor.shared {
+            return add(observer, type: Observer.self, on: .mainThread) { (observer: AnyObject, value: repeat each Value) in
+                let typed = unsafeDowncast(observer, to: Observer.self)
+                runOnMainActor { handler.body(typed, repeat each value) }
+            }
+        }
+        let actor: any Actor = isolation
+        return add(observer, type: Observer.self, on: .postingThread) { (observer: AnyObject, value: repeat each Value) in
+            let typed = unsafeDowncast(observer, to: Observer.self)
+            Task { await runIsolated(on: actor) { handler.body(typed, repeat each value) } }
+        }
+    }
+
+    /// Adds `observer`, whose `@Sendable` callback the signal calls with each fire,
+    /// where `mode` says: the form for nonisolated code.
+    ///
+    /// ```swift
+    /// request.onResult.addObserver(cache, on: .postingThread) { cache, data, error in
+    ///     cache.store(data)
     /// }
     /// ```
     ///
@@ -170,16 +206,16 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - observer: The object on whose behalf the callback runs.
-    ///   - mode: Where the callback runs; by default on the thread that fires.
-    ///     Settable later through ``SignalObserver/deliveryMode``.
+    ///   - mode: Where the callback runs: ``DeliveryMode/postingThread`` for the
+    ///     thread that fires. Settable later through ``SignalObserver/deliveryMode``.
     ///   - callback: Called with the observer and the fired values.
     /// - Returns: A handle that can cancel the observation or change its mode; the
     ///   observation lives on without it.
     @inlinable
     @discardableResult
-    public func addObserver<Observer: AnyObject>(
+    public func addObserver<Observer: AnyObject & Sendable>(
         _ observer: Observer,
-        on mode: DeliveryMode = .postingThread,
+        on mode: DeliveryMode,
         _ callback: @escaping @Sendable (Observer, repeat each Value) -> Void
     ) -> SignalObserver {
         // Inlinable so that the closure erasing the observer's type is specialized
@@ -194,6 +230,9 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     /// of a `@MainActor` view controller: it runs on the main actor, in place when the
     /// signal fires on the main thread, else soon after on the main queue.
     ///
+    /// Superseded by ``addObserver(_:isolation:_:)``, which needs no separate name:
+    /// a callback written in main-actor code runs on the main actor.
+    ///
     /// ```swift
     /// request.onProgress.addObserverOnMainActor(self) { controller, progress in
     ///     controller.progressView.progress = Float(progress)
@@ -203,6 +242,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     /// Everything else is as for ``addObserver(_:on:_:)``. Should the handle's
     /// ``SignalObserver/deliveryMode`` be changed to another thread or queue, the
     /// callback still runs on the main actor, one hop later.
+    @available(*, deprecated, message: "Call addObserver(_:_:) from main-actor code: a callback written there runs on the main actor (see Domino in main-actor app code).")
     @inlinable
     @discardableResult
     public func addObserverOnMainActor<Observer: AnyObject & Sendable>(

@@ -120,3 +120,18 @@ final class SignalEntry<each Value: Sendable>: SignalObserver, @unchecked Sendab
         return deliverAlone(repeat each values)
     }
 }
+
+/// A signal callback written in isolated code, which is not `Sendable`. It is only
+/// called in the isolation it was written in: on the main actor (through
+/// `runOnMainActor`) or inside `runIsolated(on:)`; that is what makes carrying it in
+/// a `Sendable` box sound.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline
+final class IsolatedCallback<Observer, each Value>: @unchecked Sendable {
+    @usableFromInline let body: (Observer, repeat each Value) -> Void
+
+    @usableFromInline
+    init(_ body: @escaping (Observer, repeat each Value) -> Void) {
+        self.body = body
+    }
+}
