@@ -78,6 +78,27 @@ private actor Tally {
     }
 }
 
+/// An actor that subscribes on its own behalf: the owner form hands the handler the
+/// actor as its isolated parameter, held weakly, so there is no cycle to break.
+private actor OwnedTally {
+    let domino = DominoNode(label: "owned-tally")
+    private(set) var total = 0
+    let totals: AsyncStream<Int>
+    private let totalsSink: AsyncStream<Int>.Continuation
+
+    init() {
+        (totals, totalsSink) = AsyncStream.makeStream()
+    }
+
+    func start() {
+        domino.subscribe(Ping.self, owner: self) { tally, event in
+            tally.preconditionIsolated("an actor owner's handler runs on that actor")
+            tally.total += event.value
+            tally.totalsSink.yield(tally.total)
+        }
+    }
+}
+
 @Suite("Isolated handlers: they run where they were written", .checksLeaks)
 struct IsolatedHandlerTests {
     // MARK: Main-actor subscribers
@@ -222,6 +243,30 @@ struct IsolatedHandlerTests {
         #expect(await totals.next() == 7)
         #expect(await tally.total == 7)
         await tally.stop()
+    }
+
+    @Test func actorOwnerBoundHandlerRunsOnTheActorWithItsStateAsTheIsolatedParameter() async {
+        let tally = OwnedTally()
+        await tally.start()
+        var totals = tally.totals.makeAsyncIterator()
+        let first = tally.domino.post(Ping(value: 4))
+        #expect(first.scheduled == 1)
+        #expect(await totals.next() == 4)
+        tally.domino.post(Ping(value: 3))
+        #expect(await totals.next() == 7)
+        #expect(await tally.total == 7)
+    }
+
+    @Test func actorOwnerBoundSubscriptionEndsWithTheActor() async {
+        let node = DominoNode(label: "outlives the actor")
+        var tally: OwnedTally? = OwnedTally()
+        weak let gone = tally
+        tally!.domino.mount(at: node)
+        let subscription = node.subscribe(Ping.self, owner: tally!) { tally, event in tally.preconditionIsolated() }
+        tally = nil
+        #expect(gone == nil)                       // held weakly: no cycle through the node
+        #expect(node.post(Ping(value: 1)).deliveries == 0)
+        #expect(!subscription.isActive)
     }
 
     // MARK: The responder chain

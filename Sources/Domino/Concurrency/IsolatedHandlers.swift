@@ -99,6 +99,45 @@ extension DominoNode {
         }, for: SlotKey.of(E.self).in(phase))
     }
 
+    /// Subscribes on behalf of an actor, held weakly and passed to the handler as its
+    /// isolated parameter: the handler runs on the actor, enqueued, and may use its
+    /// state. Callable from anywhere.
+    ///
+    /// ```swift
+    /// actor Tally {
+    ///     let domino = DominoNode(label: "tally")
+    ///     var total = 0
+    ///
+    ///     func start() {
+    ///         domino.subscribe(Tick.self, owner: self) { tally, tick in
+    ///             tally.total += tick.count      // the actor's state
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    @discardableResult
+    public func subscribe<E: Event, Owner: Actor>(
+        _ type: E.Type,
+        owner: Owner,
+        phase: Phase = .bubble,
+        _ handler: @escaping @Sendable (isolated Owner, E) -> Void
+    ) -> Subscription {
+        add(ActorOwnedReceiver<E, Owner>(owner: owner, handler), for: SlotKey.of(E.self).in(phase))
+    }
+
+    /// Subscribes to the named event `name` on behalf of an actor, passed to the
+    /// handler as its isolated parameter (see
+    /// ``subscribe(_:owner:phase:_:)-(E.Type,Owner,_,(isolated Owner,E)->Void)``).
+    @discardableResult
+    public func subscribe<Owner: Actor>(
+        _ name: EventName,
+        owner: Owner,
+        phase: Phase = .bubble,
+        _ handler: @escaping @Sendable (isolated Owner, NamedEvent) -> Void
+    ) -> Subscription {
+        add(ActorOwnedReceiver<NamedEvent, Owner>(owner: owner, handler), for: SlotKey.name(name.rawValue).in(phase))
+    }
+
     /// Subscribes a handler, run in the caller's isolation, to the named event `name`.
     ///
     /// ```swift
@@ -306,6 +345,37 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         if ownerBound && liveOwner == nil { return }
         var detached = Propagation()
         body(liveOwner, value, &detached)
+    }
+}
+
+/// A subscriber owned by an actor: each delivery is a task that runs the handler on
+/// the actor, which it receives as its isolated parameter.
+final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payload>, @unchecked Sendable {
+    private weak var owner: Owner?
+    private let body: @Sendable (isolated Owner, Payload) -> Void
+
+    init(owner: Owner, _ body: @escaping @Sendable (isolated Owner, Payload) -> Void) {
+        self.owner = owner
+        self.body = body
+        super.init(delivery: .postingThread)
+        hopsToActor = true
+        #if DEBUG
+        InstanceTracker.track(owner, "owner \(type(of: owner))")
+        #endif
+    }
+
+    override var isOrphaned: Bool { owner == nil }
+
+    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
+        guard let owner else { return false }
+        Task { [self] in await deliver(value, on: owner) }
+        return true
+    }
+
+    private func deliver(_ value: Payload, on owner: isolated Owner) {
+        // A cancel that returned before this runs must win.
+        guard isAttached else { return }
+        body(owner, value)
     }
 }
 
