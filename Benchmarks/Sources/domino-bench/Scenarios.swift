@@ -296,7 +296,7 @@ enum Scenarios {
         let signal = Signal<Int>()
         let observers = (0..<count).map { _ in SignalObserverObject() }
         for observer in observers {
-            signal.addObserver(observer) { _, _ in counter.bump() }
+            signal.addObserver(observer, on: .postingThread) { _, _ in counter.bump() }
         }
         return Scenario(
             name: "signal.fire.\(count)",
@@ -347,7 +347,7 @@ enum Scenarios {
 }
 
 /// An observer of `signal.fire.N`: an object, as signal observers are.
-final class SignalObserverObject {}
+final class SignalObserverObject: Sendable {}
 
 /// `depth + 1` nodes, each mounted at the one before: `top` is the root and
 /// `bottom` is `depth` levels below it. Built top-down, the way a UI tree grows.
