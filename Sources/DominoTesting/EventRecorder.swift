@@ -96,7 +96,13 @@ public final class EventRecorder: @unchecked Sendable {
 
     /// Forgets what was recorded; keeps recording.
     public func reset() {
-        lock.withLock { recorded.removeAll() }
+        // The recorded values are released after the lock: an event holding an
+        // object whose deinit posts to a recorded node would otherwise deadlock.
+        let previous = lock.withLock { () -> [Entry] in
+            defer { recorded.removeAll() }
+            return recorded
+        }
+        withExtendedLifetime(previous) {}
     }
 
     /// Ends every subscription of the recorder.

@@ -38,7 +38,12 @@ public enum DeliveryMode: Sendable {
         get { graphLock.withShared { GraphSettings.defaultDelivery } }
         set {
             newValue.prepare()
-            graphLock.withExclusive { _ in GraphSettings.defaultDelivery = newValue }
+            // Released after the lock: a queue's deinit may call back into Domino.
+            let previous = graphLock.withExclusive { _ -> DeliveryMode in
+                defer { GraphSettings.defaultDelivery = newValue }
+                return GraphSettings.defaultDelivery
+            }
+            withExtendedLifetime(previous) {}
         }
     }
 }

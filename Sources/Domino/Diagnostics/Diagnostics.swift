@@ -95,7 +95,13 @@ public enum Diagnostics {
 
     /// Replaces the global diagnostics handler.
     public static func setHandler(_ newHandler: @escaping @Sendable (Diagnostic) -> Void) {
-        handler.withLock { $0 = newHandler }
+        // The old handler is released after the lock: its captures' deinit may
+        // report (which takes this lock) or use Domino.
+        let previous = handler.withLock { current in
+            defer { current = newHandler }
+            return current
+        }
+        withExtendedLifetime(previous) {}
     }
 
     /// Restores the default handler, which prints to standard error.

@@ -84,7 +84,13 @@ public enum Tracing {
 
     /// Replaces the global sink.
     public static func setSink(_ newSink: @escaping @Sendable (TraceRecord) -> Void) {
-        sink.withLock { $0 = newSink }
+        // The old sink is released after the lock: its captures' deinit may post on a
+        // traced node (which emits through this lock).
+        let previous = sink.withLock { current in
+            defer { current = newSink }
+            return current
+        }
+        withExtendedLifetime(previous) {}
     }
 
     /// Restores the default sink, which prints each record on its own line.

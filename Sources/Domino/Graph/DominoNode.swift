@@ -97,7 +97,13 @@ public final class DominoNode: @unchecked Sendable {
         get { graphLock.withShared { deliveryOverride } }
         set {
             newValue?.prepare()
-            graphLock.withExclusive { _ in deliveryOverride = newValue }
+            // The old mode leaves the lock before it is released: its queue's
+            // deinit may call back into Domino (a deadlock under the lock).
+            let previous = graphLock.withExclusive { _ -> DeliveryMode? in
+                defer { deliveryOverride = newValue }
+                return deliveryOverride
+            }
+            withExtendedLifetime(previous) {}
         }
     }
 
