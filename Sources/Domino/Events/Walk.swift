@@ -433,6 +433,12 @@ extension DominoNode {
                     }
                     return propagation.requestedStop != .immediately
                 }
+                // An owner already gone is purged here, whatever the mode: queuing an
+                // empty delivery for it on every post would keep it forever.
+                if receiver.isOrphaned {
+                    keep(handler, in: &orphans)
+                    return true
+                }
                 deliveries += 1
                 scheduled += 1
                 schedule(value, to: receiver, mode: receiver.delivery ?? stage.delivery, stage: stage)
@@ -477,7 +483,11 @@ extension DominoNode {
             // A cancel that returned before this runs must win.
             guard receiver.isAttached else { return }
             var detached = Propagation()
-            _ = receiver.receive(value, &detached)
+            guard receiver.receive(value, &detached) else {
+                // The owner went while the delivery was queued: purge it now.
+                DominoNode.purge([receiver])
+                return
+            }
             if detached.isStopped {
                 Diagnostics.report(
                     .stopIgnored,
