@@ -118,3 +118,27 @@ struct HostileUseTests {
         #expect(log.count == 50)                   // each node once
     }
 }
+
+/// Awaited requests are limited per task, across awaits, as synchronous ones are per
+/// thread.
+@Suite("Hostile use: awaited recursion", .checksLeaks)
+struct AsyncRecursionTests {
+    @Test func aResponderAwaitingItsOwnRequestWithoutEndIsCutOffAndReported() async throws {
+        let node = DominoNode(label: "recursive")
+        let levels = Counter()
+        node.respond(to: Ask.self) { @Sendable (ask: Ask) async -> String? in
+            levels.increment()
+            // Asks again: reaches itself, without end. (Past 1,000 levels it gives up
+            // by itself, so that a missing limit fails this test rather than the
+            // machine.)
+            if levels.value > 1_000 { return "gave up" }
+            return try? await node.request(ask)
+        }
+        var answer: String?? = nil
+        let diagnostics = await Diagnostics.capture { answer = try? await node.request(Ask(question: "again")) }
+        #expect(answer == .some(nil))
+        #expect(levels.value == DominoNode.maximumNestingDepth)
+        #expect(diagnostics.map(\.code) == [.nestingLimitExceeded])
+        node.clearAllSubscribers()
+    }
+}

@@ -50,9 +50,31 @@ extension DominoNode {
     /// Asks the route for an answer, waiting for async responders: the first
     /// responder that answers non-nil wins.
     ///
+    /// Awaited requests nest per task, across awaits: one nested deeper than
+    /// ``DominoNode/maximumNestingDepth`` (a responder awaiting a request that
+    /// reaches it again, without end) returns nil and is reported as
+    /// ``Diagnostic/Code/nestingLimitExceeded``.
+    ///
     /// - Returns: The first answer, or nil when nobody on the route answered.
     /// - Throws: `CancellationError` when the awaiting task is cancelled.
     public func request<R: Request>(_ request: R) async throws -> R.Response? {
+        // Nesting is counted per task, across awaits: a responder that awaits a
+        // request of its own kind, without end, is cut off as a synchronous one is.
+        let depth = AsyncNesting.depth
+        guard depth < Self.maximumNestingDepth else {
+            Diagnostics.report(
+                .nestingLimitExceeded,
+                "Requesting \(R.self) at \(self) was nested \(depth) awaited requests deep in one task (a responder awaiting a request that reaches it again?); the innermost was dropped and returns nil."
+            )
+            return nil
+        }
+        return try await AsyncNesting.$depth.withValue(depth + 1) {
+            try await walkAsync(request)
+        }
+    }
+
+    /// The awaited request's walk, once the nesting check passed.
+    private func walkAsync<R: Request>(_ request: R) async throws -> R.Response? {
         var plan = Plan()
         collect(.of(R.self), into: &plan, thread: ThreadState.current)
         // This walk may wait for seconds: it retains its tables rather than holding
@@ -123,6 +145,11 @@ extension DominoNode {
         wentUnanswered(eventName, plan: plan)
         return nil
     }
+}
+
+/// How many awaited requests the current task is inside.
+enum AsyncNesting {
+    @TaskLocal static var depth = 0
 }
 
 /// A responder that answers asynchronously. Its synchronous `answer` declines

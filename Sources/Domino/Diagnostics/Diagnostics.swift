@@ -21,8 +21,9 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         case notMounted
         /// Posts, requests or signal fires nested deeper than
         /// ``DominoNode/maximumNestingDepth`` on one thread (a handler posting, or an
-        /// observer firing its own signal, without end). The innermost one is dropped;
-        /// the outer ones complete.
+        /// observer firing its own signal, without end), or awaited requests nested
+        /// deeper than that in one task (a responder awaiting a request that reaches
+        /// it again). The innermost one is dropped; the outer ones complete.
         case nestingLimitExceeded
         /// A handler delivered asynchronously tried to stop propagation. The walk had
         /// already moved on; the stop is ignored.
@@ -122,6 +123,21 @@ public enum Diagnostics {
     public static func capture(_ body: () throws -> Void) rethrows -> [Diagnostic] {
         let collector = Collector()
         try $collector.withValue(collector) { try body() }
+        return collector.records
+    }
+
+    /// Runs the async `body` and returns the diagnostics it raised on the current
+    /// task, across its awaits, instead of passing them to the global handler.
+    ///
+    /// ```swift
+    /// let diagnostics = await Diagnostics.capture {
+    ///     _ = try? await node.request(LoadProfile())
+    /// }
+    /// ```
+    @discardableResult
+    public static func capture(_ body: () async throws -> Void) async rethrows -> [Diagnostic] {
+        let collector = Collector()
+        try await $collector.withValue(collector) { try await body() }
         return collector.records
     }
 
