@@ -61,6 +61,38 @@ struct ReclamationTests {
         #expect(await eventually { released.value == nil })
     }
 
+    @Test func churnElsewhereWhileAHandlerBlocksIsReleasedWithoutWaitingForIt() {
+        let blocked = DominoNode(label: "blocked")
+        let inHandler = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let walkEnded = DispatchSemaphore(value: 0)
+        let heard = Counter()
+        blocked.subscribe(Ping.self, on: .postingThread) { _ in
+            inHandler.signal()
+            resume.wait()
+        }
+        blocked.subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        Thread.detachNewThread {
+            blocked.post(Ping(value: 1))
+            walkEnded.signal()
+        }
+        inHandler.wait()
+        // 10,000 subscribe/cancel pairs retire 20,000 tables, all made after the
+        // blocked walk began: it cannot have borrowed them, so they need not wait.
+        let busy = DominoNode(label: "busy")
+        for _ in 0..<10_000 {
+            busy.subscribe(Pong.self, on: .postingThread) { _ in }.cancel()
+            busy.post(Pong(text: "churn"))
+        }
+        // The blocked walk's own node churns too: the table it borrowed must wait.
+        blocked.subscribe(Pong.self, on: .postingThread) { _ in }.cancel()
+        let waiting = graphLock.tablesInLimbo
+        #expect(waiting < 2_000, "\(waiting) tables wait for one blocked handler")
+        resume.signal()
+        walkEnded.wait()
+        #expect(heard.value == 1)             // the walk went on with its borrowed table
+    }
+
     @Test func walkThatBorrowedARetiredTableStillRunsItsRemainingHandlersSafely() {
         // A stress version: walks on two threads while a third replaces the tables
         // they borrow thousands of times. A table released too early would be a
