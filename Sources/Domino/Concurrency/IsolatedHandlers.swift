@@ -127,7 +127,7 @@ extension DominoNode {
 
     /// Subscribes to the named event `name` on behalf of an actor, passed to the
     /// handler as its isolated parameter (see
-    /// ``subscribe(_:owner:phase:_:)-(E.Type,Owner,_,(isolated Owner,E)->Void)``).
+    /// ``subscribe(_:owner:phase:_:)-(E.Type,_,_,_)``).
     @discardableResult
     public func subscribe<Owner: Actor>(
         _ name: EventName,
