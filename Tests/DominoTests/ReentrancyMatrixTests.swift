@@ -67,7 +67,8 @@ struct ReentrancyMatrixTests {
         // Handlers everywhere on the route, in subscription order. (No node is held
         // here: deallocating a host must deallocate its node.)
         scene.listen(at: scene.domino(.child), "child")
-        acting.subscription = (call == .cancelSelf ? scene.domino(target) : scene.domino(.sameNode)).subscribe(Ping.self, on: .postingThread) { [unowned scene] ping in
+        acting.subscription = (call == .cancelSelf ? scene.domino(target) : scene.domino(.sameNode)).subscribe(Ping.self, on: .postingThread) { [unowned scene, unowned acting] ping in
+            // Unowned: `acting` holds this subscription, which holds this closure.
             log.append("acting:\(ping.value)")
             guard ping.value == 1 else { return }
             Self.perform(call, on: target, in: scene, acting: acting, other: other)

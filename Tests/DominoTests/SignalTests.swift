@@ -572,9 +572,10 @@ struct SignalTests {
     @Test func aCallbackMayFireTheSignalAgain() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener, on: .postingThread) { observer, value in
+        // Weak: the signal holds this callback, which must not hold the signal.
+        signal.addObserver(listener, on: .postingThread) { [weak signal] observer, value in
             observer.record(value)
-            if value < 3 { signal.fire(value + 1) }
+            if value < 3 { signal?.fire(value + 1) }
         }
         signal.fire(1)
         #expect(listener.received == [1, 2, 3])
@@ -807,16 +808,6 @@ struct SignalTests {
         signal.fire(1)
         #expect(signal.observerCount == 0)
     }
-}
-
-/// `eventually` for main-actor state: polls on the main actor, which lets the main
-/// queue run what was queued for it in between.
-@MainActor private func eventuallyOnMainActor(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<2_000 {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return condition()
 }
 
 /// Main-actor state observing signals, as a view controller's.

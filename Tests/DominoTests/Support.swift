@@ -92,6 +92,16 @@ func eventually(_ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+/// `eventually` for main-actor state: polls on the main actor, which lets the main
+/// queue run what was queued for it in between.
+@MainActor func eventuallyOnMainActor(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<2_000 {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
+}
+
 /// A weak reference that handlers may capture.
 final class WeakBox<T: AnyObject>: @unchecked Sendable {
     weak var value: T?

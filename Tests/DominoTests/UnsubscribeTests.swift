@@ -72,9 +72,10 @@ struct UnsubscribeTests {
         let node = DominoNode()
         let counter = Counter()
         let box = Log<Subscription>()
-        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in
+        // Weak: the box holds this subscription, which must not hold the box.
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { [weak box] _ in
             counter.increment()
-            box.entries.first?.cancel()
+            box?.entries.first?.cancel()
         }
         box.append(subscription)
         node.post(Ping(value: 1))
