@@ -38,6 +38,9 @@ private final class StressLedger: @unchecked Sendable {
 struct StressTests {
     static let threads = 4
     static let operationsPerThread = 25_000
+    /// `DOMINO_STRESS_SECONDS=600 swift test --filter Stress` runs each thread for that
+    /// long instead of `operationsPerThread` operations, for local soaks.
+    static let seconds = ProcessInfo.processInfo.environment["DOMINO_STRESS_SECONDS"].flatMap(Double.init)
     static let anchorCount = 8
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -66,12 +69,20 @@ struct StressTests {
         let fires = Counter(), heard = Counter()
         signal.addObserver(steady, on: .postingThread) { _, _ in heard.increment() }
 
+        // Deliveries queued here outlive the nodes and owners that posted them.
+        let queue = DispatchQueue(label: "stress.queued")
+
         runConcurrently(Self.threads) { worker in
             var random = SeededGenerator(seed: 0x57_0000 + UInt64(worker))
             var mine: [(id: Int, subscription: Subscription)] = []
             let floating = DominoNode(label: "floating\(worker)")
             ledger.watch(floating)
-            for _ in 0..<Self.operationsPerThread {
+            // A subscriber that follows the floating node's mode, which others swap.
+            floating.subscribe(StressEvent.self, on: nil) { _ in }
+            let deadline = Self.seconds.map { Date().addingTimeInterval($0) }
+            var done = 0
+            while deadline.map({ Date() < $0 }) ?? (done < Self.operationsPerThread) {
+                done += 1
                 let anchor = Int.random(in: 0..<Self.anchorCount, using: &random)
                 switch Int.random(in: 0..<100, using: &random) {
                 case 0..<30:
@@ -118,11 +129,42 @@ struct StressTests {
                 case 92..<95:
                     signal.fire(anchor)
                     fires.increment()
-                case 95..<97:
+                case 95..<96:
                     let observer = Host("signal observer")
                     ledger.watch(observer)
                     let observation = signal.addObserver(observer, on: .postingThread) { _, _ in }
                     if Bool.random(using: &random) { observation.cancel() }
+                case 96..<97:
+                    if Bool.random(using: &random) {
+                        // An owner and a node that die while their delivery is queued.
+                        let node = DominoNode(label: "queued")
+                        let owner = Host("queued owner")
+                        ledger.watch(node)
+                        ledger.watch(owner)
+                        node.mount(at: shared[anchor])
+                        node.subscribe(StressEvent.self, owner: owner, on: .queue(queue)) { _, _ in }
+                        node.post(StressEvent(post: ledger.newID()))
+                    } else {
+                        // A stream started and dropped while others walk its node.
+                        var stream: AsyncStream<StressEvent>? = shared[anchor].events(of: StressEvent.self)
+                        _ = stream
+                        stream = nil
+                    }
+                case 97..<98:
+                    // The mode of a node that others post through, swapped mid-run.
+                    floating.deliveryMode = Bool.random(using: &random) ? .queue(queue) : nil
+                    floating.post(StressEvent(post: ledger.newID()))
+                case 98..<99:
+                    // An awaited request, from a task, across the same graph.
+                    let id = ledger.newID()
+                    let answered = Counter()
+                    let finished = DispatchSemaphore(value: 0)
+                    Task.detached {
+                        if (try? await shared[anchor].request(StressAsk(post: id))) == id { answered.increment() }
+                        finished.signal()
+                    }
+                    finished.wait()
+                    if answered.value != 1 { failures.increment() }
                 default:
                     // An owner that deallocates right away: the next walk purges it.
                     let owner = Host("short-lived")
@@ -143,6 +185,7 @@ struct StressTests {
             }
         }
 
+        queue.sync {}                          // the queued deliveries have run
         #expect(failures.value == 0, "requests answered wrongly")
         #expect(heard.value == fires.value, "the steady observer heard every fire exactly once")
         #expect(fires.value > 1_000)
