@@ -104,33 +104,20 @@ extension DominoNode {
                     }
                     try Task.checkCancellation()
                     answer = answered
-                } else if responder.answersInIsolation, let isolated = responder as? IsolatedResponder<R> {
-                    // Goes to the responder's isolation (the main actor, another actor).
-                    try Task.checkCancellation()
-                    let answered = await isolated.answerInIsolation(request)
-                    try Task.checkCancellation()
-                    if answered.answering == .ownerGone {
-                        orphans.append(responder)
-                        continue
-                    }
-                    answer = answered.response
                 } else {
-                    switch responder.answer(request, into: &answer) {
-                    case .ownerGone:
+                    var answering = responder.answer(request, into: &answer)
+                    if answering == .notHere {
+                        // It answers elsewhere (the main actor, another actor, a
+                        // queue): go there.
+                        try Task.checkCancellation()
+                        let answered = await responder.answerWhereItRuns(request)
+                        try Task.checkCancellation()
+                        answering = answered.answering
+                        answer = answered.response
+                    }
+                    if answering == .ownerGone {
                         orphans.append(responder)
                         continue
-                    case .notHere:
-                        // A responder whose mode names a queue: ask it there.
-                        try Task.checkCancellation()
-                        let answered = await Self.answer(request, by: responder, on: responder.delivery ?? .postingThread)
-                        try Task.checkCancellation()
-                        if answered.answering == .ownerGone {
-                            orphans.append(responder)
-                            continue
-                        }
-                        answer = answered.response
-                    case .answered, .declined:
-                        break
                     }
                 }
                 if let answer {
@@ -152,28 +139,18 @@ enum AsyncNesting {
     @TaskLocal static var depth = 0
 }
 
-/// A responder that answers asynchronously. Its synchronous `answer` declines
-/// without running (a synchronous walk cannot wait), which the walk reports when it
-/// ends unanswered.
 extension DominoNode {
-    /// What a responder said where its mode runs, carried back to the awaiting task.
+    /// What a responder said where it runs (its isolation, its mode's queue),
+    /// carried back to the awaiting task.
     struct RemoteAnswer<Response: Sendable>: Sendable {
         let answering: Answering
         let response: Response?
     }
-
-    /// Asks `responder` on `mode`'s queue or thread, for an async request.
-    static func answer<R: Request>(_ request: R, by responder: Responder<R>, on mode: DeliveryMode) async -> RemoteAnswer<R.Response> {
-        await withCheckedContinuation { continuation in
-            mode.schedule {
-                var answer: R.Response?
-                let answering = responder.answer(request, into: &answer)
-                continuation.resume(returning: RemoteAnswer(answering: answering, response: answer))
-            }
-        }
-    }
 }
 
+/// A responder that answers asynchronously. Its synchronous `answer` declines
+/// without running (a synchronous walk cannot wait), which the walk reports when it
+/// ends unanswered.
 class AsyncResponder<R: Request>: Responder<R>, @unchecked Sendable {
     override init() {
         super.init()

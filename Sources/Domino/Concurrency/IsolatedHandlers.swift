@@ -310,7 +310,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
                 body(nil, value, &propagation)
                 return true
             }
-            return enqueue(value, owner: nil)
+            return enqueue(value)
         }
         // The strong reference keeps the owner alive for the whole call.
         guard let liveOwner = owner else { return false }
@@ -318,14 +318,14 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
             body(liveOwner, value, &propagation)
             return true
         }
-        return enqueue(value, owner: liveOwner)
+        return enqueue(value)
     }
 
     /// Enqueues the handler in its isolation: a task on its actor. (A main-actor
     /// handler only gets here if the walk called it off the main thread, which its
     /// mode prevents; it then hops to the main queue rather than run in the wrong
     /// isolation.)
-    private func enqueue(_ value: Payload, owner liveOwner: AnyObject?) -> Bool {
+    private func enqueue(_ value: Payload) -> Bool {
         switch isolation {
         case .mainActor:
             DeliveryMode.mainThread.schedule { [self] in runIfStillAttached(value) }
@@ -392,7 +392,6 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
         self.owner = owner
         ownerBound = owner != nil
         super.init()
-        answersInIsolation = true
         #if DEBUG
         if let owner { InstanceTracker.track(owner, "owner \(type(of: owner))") }
         #endif
@@ -410,26 +409,17 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     }
 
     /// Answers for an async request, in the responder's isolation.
-    func answerInIsolation(_ request: R) async -> Answer {
+    override func answerWhereItRuns(_ request: R) async -> DominoNode.RemoteAnswer<R.Response> {
         switch isolation {
-        case .mainActor:
-            return await answerOnMainActor(request)
-        case .actor(let actor):
-            return await answerOn(actor, request)
+        case .mainActor: return await answerOn(MainActor.shared, request)
+        case .actor(let actor): return await answerOn(actor, request)
         }
     }
 
-    @MainActor
-    private func answerOnMainActor(_ request: R) -> Answer {
+    private func answerOn(_ actor: isolated any Actor, _ request: R) -> DominoNode.RemoteAnswer<R.Response> {
         var answer: R.Response?
         let answering = answerHere(request, into: &answer)
-        return Answer(answering: answering, response: answer)
-    }
-
-    private func answerOn(_ actor: isolated any Actor, _ request: R) -> Answer {
-        var answer: R.Response?
-        let answering = answerHere(request, into: &answer)
-        return Answer(answering: answering, response: answer)
+        return DominoNode.RemoteAnswer(answering: answering, response: answer)
     }
 
     private func answerHere(_ request: R, into answer: inout R.Response?) -> Answering {
@@ -437,11 +427,5 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
         if ownerBound && liveOwner == nil { return .ownerGone }
         answer = body(liveOwner, request)
         return answer == nil ? .declined : .answered
-    }
-
-    /// What an isolated responder said, carried back from its isolation.
-    struct Answer: Sendable {
-        let answering: Answering
-        let response: R.Response?
     }
 }

@@ -30,7 +30,7 @@ extension DominoNode {
         phase: Phase = .bubble,
         _ handler: @escaping @MainActor @Sendable (E) -> Void
     ) -> Subscription {
-        add(MainActorReceiver<E>(handler), for: SlotKey.of(E.self).in(phase))
+        add(MainActorForwarding.receiver(handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes a main-actor handler on behalf of `owner` (a main-actor class, for
@@ -43,7 +43,7 @@ extension DominoNode {
         phase: Phase = .bubble,
         _ handler: @escaping @MainActor @Sendable (Owner, E) -> Void
     ) -> Subscription {
-        add(OwnedMainActorReceiver<E, Owner>(owner: owner, handler), for: SlotKey.of(E.self).in(phase))
+        add(MainActorForwarding.receiver(owner: owner, handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes a main-actor handler to the named event `name`.
@@ -54,7 +54,7 @@ extension DominoNode {
         phase: Phase = .bubble,
         _ handler: @escaping @MainActor @Sendable (NamedEvent) -> Void
     ) -> Subscription {
-        add(MainActorReceiver<NamedEvent>(handler), for: SlotKey.name(name.rawValue).in(phase))
+        add(MainActorForwarding.receiver(handler), for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes a main-actor handler to the named event `name` on behalf of `owner`.
@@ -66,7 +66,7 @@ extension DominoNode {
         phase: Phase = .bubble,
         _ handler: @escaping @MainActor @Sendable (Owner, NamedEvent) -> Void
     ) -> Subscription {
-        add(OwnedMainActorReceiver<NamedEvent, Owner>(owner: owner, handler), for: SlotKey.name(name.rawValue).in(phase))
+        add(MainActorForwarding.receiver(owner: owner, handler), for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Routes named events to main-actor methods of `owner`, as ``route(_:to:on:)``
@@ -89,47 +89,31 @@ extension DominoNode {
         to owner: Owner
     ) -> [Subscription] {
         routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
-            add(OwnedMainActorReceiver<NamedEvent, Owner>(owner: owner) { owner, event in method(owner)(event) }, for: SlotKey.name(name.rawValue).in(.bubble))
+            add(MainActorForwarding.receiver(owner: owner) { owner, event in method(owner)(event) }, for: SlotKey.name(name.rawValue).in(.bubble))
         }
     }
 }
 
-/// Runs a main-actor closure. The walk calls `receive` only on the main thread (its
-/// mode is `.mainThread`: run in place when posted there, else scheduled on the main
-/// queue), which is where the main actor runs, so asserting the isolation is sound.
-final class MainActorReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
-    let body: @MainActor @Sendable (Payload) -> Void
-
-    init(_ body: @escaping @MainActor @Sendable (Payload) -> Void) {
-        self.body = body
-        super.init(delivery: .mainThread)
+/// The deprecated forms are forwarders: a handler typed `@MainActor` is an isolated
+/// receiver of the main actor, as one written in main-actor code is.
+enum MainActorForwarding {
+    static func receiver<Payload: Sendable>(
+        _ handler: @escaping @MainActor @Sendable (Payload) -> Void
+    ) -> IsolatedReceiver<Payload> {
+        // The receiver calls its body on the main thread only (see `IsolatedReceiver`).
+        IsolatedReceiver(isolation: MainActor.shared, owner: nil) { _, value, _ in
+            MainActor.assumeIsolated { handler(value) }
+        }
     }
 
-    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        MainActor.assumeIsolated { body(value) }
-        return true
-    }
-}
-
-final class OwnedMainActorReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Receiver<Payload>, @unchecked Sendable {
-    weak var owner: Owner?
-    let body: @MainActor @Sendable (Owner, Payload) -> Void
-
-    init(owner: Owner, _ body: @escaping @MainActor @Sendable (Owner, Payload) -> Void) {
-        self.owner = owner
-        self.body = body
-        super.init(delivery: .mainThread)
-        #if DEBUG
-        InstanceTracker.track(owner, "owner \(type(of: owner))")
-        #endif
-    }
-
-    override var isOrphaned: Bool { owner == nil }
-
-    override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        guard let owner else { return false }
-        MainActor.assumeIsolated { body(owner, value) }
-        return true
+    static func receiver<Payload: Sendable, Owner: AnyObject & Sendable>(
+        owner: Owner,
+        _ handler: @escaping @MainActor @Sendable (Owner, Payload) -> Void
+    ) -> IsolatedReceiver<Payload> {
+        IsolatedReceiver(isolation: MainActor.shared, owner: owner) { owner, value, _ in
+            let owner = unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self)
+            MainActor.assumeIsolated { handler(owner, value) }
+        }
     }
 }
 

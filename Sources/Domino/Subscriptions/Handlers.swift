@@ -107,6 +107,26 @@ class Responder<R: Request>: Subscription, @unchecked Sendable {
 
     override var payloadName: String { String(describing: R.self) }
 
+    /// True when this responder may answer on the current thread: always on the
+    /// posting thread's mode, else where its mode runs.
+    @inline(__always)
+    var answersHere: Bool {
+        runsOnPostingThread || delivery.unsafelyUnwrapped.isCurrent(ThreadState.current)
+    }
+
+    /// Answers an awaited request that `answer(_:into:)` said it cannot answer here
+    /// (`.notHere`): on its mode's queue or thread; isolated responders override it
+    /// to answer in their isolation.
+    func answerWhereItRuns(_ request: R) async -> DominoNode.RemoteAnswer<R.Response> {
+        await withCheckedContinuation { continuation in
+            delivery.unsafelyUnwrapped.schedule {
+                var answer: R.Response?
+                let answering = self.answer(request, into: &answer)
+                continuation.resume(returning: DominoNode.RemoteAnswer(answering: answering, response: answer))
+            }
+        }
+    }
+
     /// Writes the answer (nil to decline) into `answer` and says which it was.
     ///
     /// An out-parameter and a plain outcome, rather than a `Response??` result or a
@@ -141,7 +161,7 @@ final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
     }
 
     override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
-        if !runsOnPostingThread && !delivery.unsafelyUnwrapped.isCurrent(ThreadState.current) { return .notHere }
+        if !answersHere { return .notHere }
         answer = body(request)
         return answer == nil ? .declined : .answered
     }
@@ -163,7 +183,7 @@ final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R
     override var isOrphaned: Bool { owner == nil }
 
     override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
-        if !runsOnPostingThread && !delivery.unsafelyUnwrapped.isCurrent(ThreadState.current) { return .notHere }
+        if !answersHere { return .notHere }
         guard let owner else { return .ownerGone }
         answer = body(owner, request)
         return answer == nil ? .declined : .answered

@@ -35,9 +35,6 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// True for handlers written in another actor's code: the walk's call only
     /// enqueues them there, so it counts them as scheduled. Set once, in init.
     var hopsToActor = false
-    /// True for responders written in isolated code, which answer in their isolation
-    /// only. Set once, in init.
-    var answersInIsolation = false
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role
