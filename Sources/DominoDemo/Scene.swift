@@ -31,10 +31,9 @@ struct FetchChannelID: Request {
 /// Domino's SelectorEvents from its README, as a protocol; the defaults make every
 /// method optional for targets.
 ///
-/// Protocol events are not main-actor-first yet: a target's methods are called on
-/// its delivery mode through a `@Sendable` closure, so the controllers implement
-/// them with `nonisolated` methods, which touch only `Sendable` constants.
-protocol ContentViewControllerEvents: AnyObject {
+/// A main-actor protocol, as the controllers that implement it are: posts made on
+/// the main actor call its targets there, in place.
+@MainActor protocol ContentViewControllerEvents: AnyObject {
     func contentDidLoad(arg1: String, arg2: Int)
     func contentDidLoad(arg: Int)
     func fetchChannelId() -> String?
@@ -71,25 +70,20 @@ final class RootViewController: ViewController, ContentViewControllerEvents {
             root.log.append("statistics: \(event)")
         }
         // A protocol target, held weakly: answers the value-returning selector event.
-        dominoNode.subscribe(ContentViewControllerEvents.self, target: self, on: .postingThread)
+        dominoNode.subscribe(ContentViewControllerEvents.self, target: self)
         dominoNode.subscribe(ThemeDidChange.self, owner: self) { root, event in
             root.log.append("root restyled for \(event.theme)")
         }
     }
 
-    /// Called through the protocol event, on the target's mode: it reads a constant.
-    nonisolated func fetchChannelId() -> String? { channelID }
+    /// Called through the protocol event, on the main actor.
+    func fetchChannelId() -> String? { channelID }
 }
 
 final class ContainerViewController: ViewController, ContentViewControllerEvents {
     private(set) var log: [String] = []
-    /// What the protocol's methods were called with. A stream's continuation is
-    /// `Sendable`, so the nonisolated methods below may feed it from any thread.
-    let protocolCalls: AsyncStream<String>
-    private let protocolCallSink: AsyncStream<String>.Continuation
 
     init() {
-        (protocolCalls, protocolCallSink) = AsyncStream.makeStream()
         super.init("ContainerViewController")
         dominoNode.subscribe(ContentDidLoad.self, owner: self) { container, event in
             container.log.append("container laid out \(event.itemCount) items")
@@ -105,22 +99,15 @@ final class ContainerViewController: ViewController, ContentViewControllerEvents
         // Domino's interceptor: scrolling is the container's business only.
         dominoNode.intercept(ContentDidScroll.self) { _ in .stop }
         // `subscribeSelectorEvent:target:`: the container implements the protocol.
-        dominoNode.subscribe(ContentViewControllerEvents.self, target: self, on: .postingThread)
+        dominoNode.subscribe(ContentViewControllerEvents.self, target: self)
         dominoNode.subscribe(ThemeDidChange.self, owner: self) { container, event in
             container.log.append("container restyled for \(event.theme)")
         }
     }
 
-    /// Called through the protocol event, on the target's mode, so not on the main
-    /// actor as far as the compiler knows: it records the call in `protocolCalls`
-    /// rather than in `log`, which is main-actor state.
-    nonisolated func contentDidLoad(arg: Int) {
-        protocolCallSink.yield("container - contentDidLoad \(arg)")
-    }
-
-    /// Ends `protocolCalls`, so that it can be read to the end.
-    func finishProtocolCalls() {
-        protocolCallSink.finish()
+    /// Called through the protocol event, in place on the main actor.
+    func contentDidLoad(arg: Int) {
+        log.append("container - contentDidLoad \(arg)")
     }
 }
 

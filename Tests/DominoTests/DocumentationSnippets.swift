@@ -113,7 +113,7 @@ func cellSelectionReachesTheList() -> Bool {
 // DOC-SNIPPET-END testing
 
 // DOC-SNIPPET-BEGIN from-domino
-protocol ContentControllerEvents: AnyObject {
+@MainActor protocol ContentControllerEvents: AnyObject {
     func contentDidLoad(arg: Int)
     func fetchChannelID() -> String?
 }
@@ -131,8 +131,8 @@ extension EventName {
     let domino = DominoNode(label: "container")
 
     init() {
-        // Protocol events call their targets on a delivery mode, hence `nonisolated` below.
-        domino.subscribe(ContentControllerEvents.self, target: self, on: .postingThread)
+        // A target subscribed here is called on the main actor, in place.
+        domino.subscribe(ContentControllerEvents.self, target: self)
         // A named event's handler, written here, runs on the main actor.
         domino.subscribe(.contentStatistics) { event in
             print(event.parameters)
@@ -140,7 +140,7 @@ extension EventName {
         domino.reform(.contentStatistics) { $0.parameters["msg"] = "hook!!!" }
     }
 
-    nonisolated func contentDidLoad(arg: Int) { print("container - contentDidLoad", arg) }
+    func contentDidLoad(arg: Int) { print("container - contentDidLoad", arg) }
 }
 
 @MainActor final class MigratedContentController {
@@ -351,7 +351,7 @@ func subscribeToSignUps(at app: DominoNode, log: @escaping @Sendable (String) ->
 // DOC-SNIPPET-END named-parameters
 
 // DOC-SNIPPET-BEGIN protocol-events
-protocol PlayerEvents: AnyObject {
+@MainActor protocol PlayerEvents: AnyObject {
     func playerDidStart(trackID: Int)
     func currentPlaylist() -> String?
 }
@@ -361,23 +361,24 @@ extension PlayerEvents {                        // defaults make methods optiona
     func currentPlaylist() -> String? { nil }
 }
 
-final class PlayerScreen: PlayerEvents {
+@MainActor final class PlayerScreen: PlayerEvents {
     let domino = DominoNode(label: "player")
     private(set) var started: [Int] = []
 
     init() {
         // Held weakly: the subscription ends when the screen deallocates.
-        domino.subscribe(PlayerEvents.self, target: self, on: .postingThread)
+        // Subscribed on the main actor, so it is called there.
+        domino.subscribe(PlayerEvents.self, target: self)
     }
 
     func playerDidStart(trackID: Int) { started.append(trackID) }
     func currentPlaylist() -> String? { "Favourites" }
 }
 
-func playFromControls(_ controls: DominoNode) -> String? {
-    // Returning nothing: every target on the route, in route order, on its delivery mode.
+@MainActor func playFromControls(_ controls: DominoNode) -> String? {
+    // Returning nothing: every target on the route, in route order, in place.
     controls.post(PlayerEvents.self, method: "playerDidStart") { $0.playerDidStart(trackID: 7) }
-    // Returning a value: the first non-nil answer wins, on the caller's thread.
+    // Returning a value: the first non-nil answer wins.
     return controls.request(PlayerEvents.self) { $0.currentPlaylist() }
 }
 // DOC-SNIPPET-END protocol-events

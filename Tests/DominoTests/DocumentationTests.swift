@@ -117,7 +117,7 @@ struct DocumentationTests {
         #expect(log.entries == ["Ann, no phone", "Bo, phone given"])
     }
 
-    @Test func protocolEventsReachTargetsAndTheFirstAnswerWins() {
+    @Test @MainActor func protocolEventsReachTargetsAndTheFirstAnswerWins() {
         let screen = PlayerScreen()
         let controls = DominoNode(label: "controls")
         controls.mount(at: screen.domino)

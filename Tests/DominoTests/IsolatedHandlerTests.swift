@@ -354,3 +354,29 @@ private final class Coordinator: DominoResponder, Sendable {
     nonisolated var nextDominoResponder: (any DominoResponder)? { next }
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
 }
+
+/// An actor whose handler captures nothing of it.
+private actor Listener {
+    let log: Log<Int>
+    init(log: Log<Int>) { self.log = log }
+    func listen(at node: DominoNode) {
+        let log = log
+        node.subscribe(Ping.self) { event in log.append(event.value) }
+    }
+}
+
+@Suite("Isolated handlers: lifetime", .checksLeaks)
+struct IsolatedHandlerLifetimeTests {
+    @Test func actorsHandlerDoesNotKeepTheActorAliveAndIsRemovedWhenItGoes() async {
+        let node = DominoNode(label: "n")
+        weak var released: Listener?
+        do {
+            let listener = Listener(log: Log<Int>())
+            await listener.listen(at: node)
+            released = listener
+        }
+        #expect(released == nil)
+        node.post(Ping(value: 1))
+        #expect(node.subscriptionCount == 0)
+    }
+}

@@ -3,7 +3,7 @@ import Testing
 @testable import Domino
 
 /// Events declared as a protocol, as Domino's SelectorEvents are.
-protocol ContentEvents: AnyObject {
+protocol ContentEvents: AnyObject, Sendable {
     func contentDidLoad(itemCount: Int)
     func fetchChannelID() -> String?
 }
@@ -35,7 +35,7 @@ final class ContentTarget: ContentEvents, @unchecked Sendable {
 }
 
 /// A protocol target that is a value, which cannot be held weakly.
-protocol Counting { func count() }
+protocol Counting: Sendable { func count() }
 struct CountingValue: Counting {
     let counter: Counter
     func count() { counter.increment() }
@@ -61,9 +61,9 @@ struct ProtocolEventTests {
         let decliner = ContentTarget("low", log: log, channel: nil)
         let answerer = ContentTarget("mid", log: log, channel: "channel-7")
         let top = ContentTarget("top", log: log, channel: "channel-top")
-        nodes[0].subscribe(ContentEvents.self, target: decliner)
-        nodes[1].subscribe(ContentEvents.self, target: answerer)
-        nodes[2].subscribe(ContentEvents.self, target: top)
+        nodes[0].subscribe(ContentEvents.self, target: decliner, on: .postingThread)
+        nodes[1].subscribe(ContentEvents.self, target: answerer, on: .postingThread)
+        nodes[2].subscribe(ContentEvents.self, target: top, on: .postingThread)
         let channel = nodes[0].request(ContentEvents.self) { $0.fetchChannelID() }
         #expect(channel == "channel-7")
         #expect(log.entries == ["low:asked", "mid:asked"])
@@ -73,18 +73,23 @@ struct ProtocolEventTests {
         let nodes = makeChain(2)
         let log = Log<String>()
         let decliner = ContentTarget("low", log: log)
-        nodes[1].subscribe(ContentEvents.self, target: decliner)
+        nodes[1].subscribe(ContentEvents.self, target: decliner, on: .postingThread)
         #expect(nodes[0].request(ContentEvents.self) { $0.fetchChannelID() } == nil)
         #expect(log.entries == ["low:asked"])
     }
 
-    @Test func valueReturningMethodRunsOnTheCallersThreadWhateverTheTargetsMode() {
+    @Test func valueReturningMethodPassesByATargetWhoseModeRunsElsewhereAndReportsIt() {
         let node = DominoNode(label: "n")
         let log = Log<String>()
         let target = ContentTarget("t", log: log, channel: "c")
         node.subscribe(ContentEvents.self, target: target, on: .queue(DispatchQueue(label: "elsewhere")))
-        #expect(node.request(ContentEvents.self) { $0.fetchChannelID() } == "c")
-        #expect(log.entries == ["t:asked"])
+        var answer: String?
+        let diagnostics = Diagnostics.capture {
+            answer = node.request(ContentEvents.self) { $0.fetchChannelID() }
+        }
+        #expect(answer == nil)
+        #expect(log.entries.isEmpty)
+        #expect(diagnostics.map(\.code) == [.targetSkipped])
     }
 
     @Test func targetsAreHeldWeaklyAndDropOutWhenTheyDeallocate() {
@@ -158,7 +163,7 @@ struct ProtocolEventTests {
         #expect(seen.entries == ["ContentEvents.contentDidLoad", "ContentEvents"])
     }
 
-    @Test func voidMethodFollowsTheTargetsDeliveryMode() async {
+    @Test func voidMethodCallsATargetWhoseModeIsAQueueWhenPostedOnThatQueue() {
         let node = DominoNode(label: "n")
         let log = Log<String>()
         let target = ContentTarget("t", log: log)
@@ -166,12 +171,48 @@ struct ProtocolEventTests {
         let onQueue = Log<Bool>()
         queue.setSpecific(key: queueKey, value: 1)
         node.subscribe(ContentEvents.self, target: target, on: .queue(queue))
-        node.post(ContentEvents.self) { target in
-            onQueue.append(DispatchQueue.getSpecific(key: queueKey) == 1)
-            target.contentDidLoad(itemCount: 5)
+        let result = queue.sync {
+            node.post(ContentEvents.self) { target in
+                onQueue.append(DispatchQueue.getSpecific(key: queueKey) == 1)
+                target.contentDidLoad(itemCount: 5)
+            }
         }
-        #expect(await eventually { log.count == 1 })
+        #expect(log.entries == ["t:5"])
         #expect(onQueue.entries == [true])
+        #expect(result.ran == 1)
+    }
+
+    @Test func voidMethodPassesByATargetWhoseModeRunsElsewhereCallsTheRestAndReportsIt() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        let elsewhere = ContentTarget("elsewhere", log: log)
+        let here = ContentTarget("here", log: log)
+        nodes[0].subscribe(ContentEvents.self, target: elsewhere, on: .queue(DispatchQueue(label: "elsewhere")))
+        nodes[1].subscribe(ContentEvents.self, target: here, on: .postingThread)
+        var result: PostResult?
+        let diagnostics = Diagnostics.capture {
+            result = nodes[0].post(ContentEvents.self) { $0.contentDidLoad(itemCount: 2) }
+        }
+        #expect(log.entries == ["here:2"])
+        #expect(result?.ran == 1)
+        #expect(result?.scheduled == 0)
+        #expect(diagnostics.map(\.code) == [.targetSkipped])
+        #expect(diagnostics.first?.message.contains("1 target(s)") == true)
+    }
+
+    @Test func voidMethodResultCountsTheTargetsCalledAndTheInterceptorThatStopped() {
+        let nodes = makeChain(3)
+        let log = Log<String>()
+        let targets = nodes.indices.map { ContentTarget("t\($0)", log: log) }
+        for (node, target) in zip(nodes, targets) {
+            node.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        }
+        nodes[1].intercept(protocol: ContentEvents.self) { _ in .stop }
+        let result = nodes[0].post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
+        #expect(log.entries == ["t0:1", "t1:1"])
+        #expect(result.ran == 2)
+        #expect(result.stopReason == .interceptor)
+        #expect(result.stoppedAt == nodes[1].description)
     }
 
     @Test func valueTargetIsKeptStronglyAndReported() {

@@ -20,13 +20,26 @@ extension EventName {
 }
 
 /// The feed: answers requests, counts likes, routes named events to its methods.
-final class FeedViewController: ViewController {
+/// A delegate-style protocol: main-actor by the module's default isolation, with
+/// optional methods through defaults.
+protocol FeedEvents: AnyObject {
+    func photoDidOpen(_ photoID: Int)
+    func feedTitle() -> String?
+}
+
+extension FeedEvents {
+    func photoDidOpen(_ photoID: Int) {}
+    func feedTitle() -> String? { nil }
+}
+
+final class FeedViewController: ViewController, FeedEvents {
     // The documented pattern: a controller's own node. It does not collide with the
     // UIKit glue, whose per-responder node is `dominoNode`.
     let domino = DominoNode(label: "feed")
     var likes = 0
     var statistics: [String] = []
     var selectedFunds: [String] = []
+    var openedPhotos: [Int] = []
     let sessionToken = "token-7"
 
     init() {
@@ -46,7 +59,12 @@ final class FeedViewController: ViewController {
         // Requests answered by the controller, sync and async.
         dominoNode.respond(to: FetchSessionToken.self, owner: self) { feed, _ in feed.sessionToken }
         dominoNode.respond(to: LoadAvatar.self) { _ in "avatar.png" }
+        // A protocol target: its main-actor methods are called in place.
+        dominoNode.subscribe(FeedEvents.self, target: self)
     }
+
+    func photoDidOpen(_ photoID: Int) { openedPhotos.append(photoID) }
+    func feedTitle() -> String? { "Feed" }
 
     func didSelectFund(_ event: NamedEvent) {
         selectedFunds.append(event.argument(0, as: String.self) ?? "?")
@@ -67,6 +85,14 @@ final class PhotoCell: View {
 
     func token() -> String? {
         dominoNode.request(FetchSessionToken())
+    }
+
+    func open(photoID: Int) -> PostResult {
+        dominoNode.post(FeedEvents.self, method: "photoDidOpen") { $0.photoDidOpen(photoID) }
+    }
+
+    func feedTitle() -> String? {
+        dominoNode.request(FeedEvents.self) { $0.feedTitle() }
     }
 }
 

@@ -25,6 +25,11 @@ check(feed.statistics == ["did load"], "a named event reaches a main-actor closu
 cell.tapFund(code: "F-12", phone: nil)
 check(feed.selectedFunds == ["F-12"], "routing by name calls the feed's main-actor method, nil-safe")
 
+// Protocol events: a main-actor delegate protocol, its targets called in place.
+let opened = cell.open(photoID: 9)
+check(feed.openedPhotos == [9] && opened.ran == 1, "a protocol event calls the feed's main-actor method in place (\(opened))")
+check(cell.feedTitle() == "Feed", "a value-returning protocol event is answered by the feed")
+
 // Requests answered by a view controller.
 check(cell.token() == "token-7", "a sync request on the main actor is answered by the controller")
 func loadAvatar(from node: DominoNode) async throws -> String? {

@@ -255,12 +255,22 @@ extension DominoNode {
 /// `Sendable` table sound: the main-actor case runs only where `DeliveryMode.mainThread`
 /// says the main actor runs (in place on the main thread, else on the main queue);
 /// the other-actor case runs only inside a function isolated to that actor.
+///
+/// Another actor is held weakly: a handler does not keep the actor whose code
+/// subscribed it alive (an actor that owns the node would otherwise never go). Once
+/// the actor is gone, its handlers are orphans and are removed.
 enum HandlerIsolation {
     case mainActor
-    case actor(any Actor)
+    case actor(WeakActor)
 
     init(_ isolation: any Actor) {
-        self = isolation === MainActor.shared ? .mainActor : .actor(isolation)
+        self = isolation === MainActor.shared ? .mainActor : .actor(WeakActor(isolation))
+    }
+
+    /// True when the handler's actor deallocated, so the handler can never run.
+    var isGone: Bool {
+        if case .actor(let actor) = self { return actor.value == nil }
+        return false
     }
 
     /// The mode that brings a handler to its isolation: the main thread, or the
@@ -268,6 +278,18 @@ enum HandlerIsolation {
     var delivery: DeliveryMode {
         if case .mainActor = self { return .mainThread }
         return .postingThread
+    }
+}
+
+/// An actor held weakly (see ``HandlerIsolation``).
+final class WeakActor: @unchecked Sendable {
+    weak var value: (any Actor)?
+    /// The actor's type, for diagnostics after it is gone.
+    let typeName: String
+
+    init(_ actor: any Actor) {
+        value = actor
+        typeName = "\(type(of: actor))"
     }
 }
 
@@ -298,7 +320,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         #endif
     }
 
-    override var isOrphaned: Bool { ownerBound && owner == nil }
+    override var isOrphaned: Bool { (ownerBound && owner == nil) || isolation.isGone }
 
     /// Runs the handler: called by the walk on the main thread for a main-actor
     /// handler (its mode is `.mainThread`); for another actor's handler, enqueues it
@@ -329,7 +351,8 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         switch isolation {
         case .mainActor:
             DeliveryMode.mainThread.schedule { [self] in runIfStillAttached(value) }
-        case .actor(let actor):
+        case .actor(let weakActor):
+            guard let actor = weakActor.value else { return false }
             Task { [self] in
                 await runIsolated(on: actor) { runIfStillAttached(value) }
             }
@@ -397,7 +420,7 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
         #endif
     }
 
-    override var isOrphaned: Bool { ownerBound && owner == nil }
+    override var isOrphaned: Bool { (ownerBound && owner == nil) || isolation.isGone }
 
     /// Answers in place when the caller is in the responder's isolation (the main
     /// thread for a main-actor responder); else says it cannot answer here.
@@ -412,7 +435,9 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     override func answerWhereItRuns(_ request: R) async -> DominoNode.RemoteAnswer<R.Response> {
         switch isolation {
         case .mainActor: return await answerOn(MainActor.shared, request)
-        case .actor(let actor): return await answerOn(actor, request)
+        case .actor(let weakActor):
+            guard let actor = weakActor.value else { return DominoNode.RemoteAnswer(answering: .ownerGone, response: nil) }
+            return await answerOn(actor, request)
         }
     }
 

@@ -49,6 +49,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// those responders run could have had another answer. Make the request
         /// there, or `try await` it, which goes to each responder.
         case isolatedResponderSkipped
+        /// A protocol event was posted or requested where some of its targets do not
+        /// live: a main-actor target off the main thread, another actor's target, or
+        /// a `Sendable` target whose mode runs elsewhere. The poster's closure runs
+        /// only where it was written, so those targets were not called; the others
+        /// were. Post it where they live, or make it a typed event, whose handlers are
+        /// delivered across threads.
+        case targetSkipped
         /// A ``Signal`` got more live observers than its ``Signal/maxObservers``, or
         /// the limit was lowered below their count (a leak, or an object adding itself
         /// again?). Nothing is refused or removed: every observer stays.

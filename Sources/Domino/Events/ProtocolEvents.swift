@@ -34,13 +34,10 @@ public struct ProtocolEvent<Target>: Sendable, CustomStringConvertible {
     public let method: String?
     /// True for value-returning calls (``DominoNode/request(_:method:_:)``).
     public let returnsValue: Bool
-    /// Calls the method on one target; a no-op for requests, whose closure is not kept.
-    let invoke: @Sendable (Target) -> Void
 
-    init(method: String?, returnsValue: Bool, invoke: @escaping @Sendable (Target) -> Void) {
+    init(method: String?, returnsValue: Bool) {
         self.method = method
         self.returnsValue = returnsValue
-        self.invoke = invoke
     }
 
     /// `Protocol.method`, or the protocol alone when the poster named no method.
@@ -68,7 +65,9 @@ extension String {
 }
 
 extension DominoNode {
-    /// Subscribes `target` to the protocol events of `protocol` posted here or below.
+    /// Subscribes `target` to the protocol events of `protocol` posted here or below;
+    /// it is called in the caller's isolation (on the main actor from main-actor code),
+    /// which is where posts and requests reach it.
     ///
     /// The target is held weakly: its subscription ends when it deallocates. It is
     /// held strongly for the duration of each call.
@@ -77,56 +76,96 @@ extension DominoNode {
     /// containerNode.subscribe(ContentEvents.self, target: self)
     /// ```
     ///
+    /// From nonisolated code, subscribe a `Sendable` target with a mode instead:
+    /// ``subscribe(_:target:on:)``.
+    ///
     /// - Parameters:
     ///   - protocol: The protocol whose methods are the events, such as
     ///     `ContentEvents.self`.
     ///   - target: The object that implements it. A value that is not a class instance
     ///     cannot be held weakly: it is kept strongly and reported as
     ///     ``Diagnostic/Code/targetNotAnObject``.
-    ///   - mode: Where void methods run; nil uses the node's, else the global,
-    ///     default. Value-returning methods always run on the caller's thread.
     /// - Returns: A handle that can cancel; the subscription lives on without it.
     @discardableResult
     public func subscribe<Target>(
         _ protocol: Target.Type,
         target: Target,
-        on mode: DeliveryMode? = nil
+        isolation: isolated (any Actor) = #isolation
     ) -> Subscription {
-        let receiver = TargetReceiver<Target>(delivery: mode, target: target)
+        addTarget(TargetReceiver<Target>(isolation: HandlerIsolation(isolation), target: target))
+    }
+
+    /// Subscribes a `Sendable` target that may be called wherever `mode` runs: posts
+    /// and requests made there reach it (always, for ``DeliveryMode/postingThread``).
+    ///
+    /// ```swift
+    /// playerNode.subscribe(PlayerEvents.self, target: audioEngine, on: .postingThread)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - protocol: A protocol whose existential is `Sendable` (one that refines
+    ///     `Sendable`), since its targets are called from other threads.
+    ///   - target: The object that implements it, held weakly.
+    ///   - mode: Where the target may be called. A post or request made where `mode`
+    ///     does not run passes it by and reports ``Diagnostic/Code/targetSkipped``.
+    @discardableResult
+    public func subscribe<Target: Sendable>(
+        _ protocol: Target.Type,
+        target: Target,
+        on mode: DeliveryMode
+    ) -> Subscription {
+        addTarget(TargetReceiver<Target>(mode: mode, target: target))
+    }
+
+    private func addTarget<Target>(_ receiver: TargetReceiver<Target>) -> Subscription {
         if receiver.holdsStrongly {
             Diagnostics.report(
                 .targetNotAnObject,
-                "The target subscribed to \(ProtocolEvent<Target>(method: nil, returnsValue: false) { _ in }) at \(self) is a \(type(of: target as Any)), not a class instance, so it cannot be held weakly; it is kept strongly until cancelled."
+                "The target subscribed to \(ProtocolEvent<Target>(method: nil, returnsValue: false)) at \(self) is a \(receiver.targetTypeName), not a class instance, so it cannot be held weakly; it is kept strongly until cancelled. Subscribe an object to have it held weakly."
             )
         }
         return add(receiver, for: .of(ProtocolEvent<Target>.self))
     }
 
     /// Posts a void protocol event: calls `method` on every target of `protocol` on the
-    /// route, in route order, each on its delivery mode.
+    /// route, in route order, synchronously, in the caller's isolation.
     ///
     /// ```swift
     /// contentNode.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 12) }
     /// ```
     ///
+    /// The closure is the poster's own code, so it runs only where the poster runs:
+    /// a target is called when it lives there (a main-actor target, posted on the
+    /// main thread; an actor's target, posted from that actor; a `Sendable` target
+    /// whose mode runs here). Targets that live elsewhere are passed by and reported
+    /// as ``Diagnostic/Code/targetSkipped``; post from where they live, or make the
+    /// event a typed ``Event``, whose handlers are delivered across threads.
+    ///
     /// - Parameters:
     ///   - protocol: The protocol declaring the event.
     ///   - method: A name for the call that interceptors (``ProtocolEvent/method``)
     ///     and traces see, such as `"contentDidLoad"`; optional.
-    ///   - call: Calls the method on one target. It may run on other threads, once
-    ///     per target.
+    ///   - call: Calls the method on one target, once per target, before `post`
+    ///     returns.
+    /// - Returns: The targets called and the nodes the walk visited; a
+    ///   protocol event is never scheduled.
     @discardableResult
     public func post<Target>(
         _ protocol: Target.Type,
         method: String? = nil,
-        _ call: @escaping @Sendable (Target) -> Void
+        isolation: isolated (any Actor)? = #isolation,
+        _ call: (Target) -> Void
     ) -> PostResult {
-        deliver(ProtocolEvent(method: method, returnsValue: false, invoke: call), key: .of(ProtocolEvent<Target>.self))
+        callTargets(ProtocolEvent<Target>(method: method, returnsValue: false), from: isolation) { target -> Never? in
+            call(target)
+            return nil
+        }.result
     }
 
     /// Posts a value-returning protocol event: the first target of `protocol` on the
     /// route whose answer is non-nil wins, and the walk ends there (chain of
-    /// responsibility). Synchronous on the caller's thread.
+    /// responsibility). Synchronous, in the caller's isolation: targets that live
+    /// elsewhere are passed by as ``post(_:method:isolation:_:)`` describes.
     ///
     /// ```swift
     /// let channel = contentNode.request(ContentEvents.self) { $0.fetchChannelID() }
@@ -137,11 +176,10 @@ extension DominoNode {
     public func request<Target, Answer>(
         _ protocol: Target.Type,
         method: String? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         _ call: (Target) -> Answer?
     ) -> Answer? {
-        withoutActuallyEscaping(call) { call in
-            askTargets(ProtocolEvent<Target>(method: method, returnsValue: true) { _ in }, call)
-        }
+        callTargets(ProtocolEvent<Target>(method: method, returnsValue: true), from: isolation, call).answer
     }
 
     /// Decides whether protocol events of `protocol` go further up from this node,
@@ -161,59 +199,113 @@ extension DominoNode {
         add(Interceptor<ProtocolEvent<Target>>(body: decide), for: .of(ProtocolEvent<Target>.self))
     }
 
-    /// Walks the route for a value-returning protocol event: targets until one
-    /// answers, then interceptors, node by node.
-    private func askTargets<Target, Answer>(_ event: ProtocolEvent<Target>, _ call: (Target) -> Answer?) -> Answer? {
+    /// Walks the route for a protocol event, calling each target that lives where
+    /// the caller runs: for a void method every one (`Answer` is `Never`), for a
+    /// value-returning one until a target answers; a stage's interceptors run after
+    /// its targets.
+    private func callTargets<Target, Answer>(
+        _ event: ProtocolEvent<Target>,
+        from isolation: (any Actor)?,
+        _ call: (Target) -> Answer?
+    ) -> (answer: Answer?, result: PostResult) {
         let thread = ThreadState.current
-        guard enterNesting(thread, what: "Requesting \(event)") else { return nil }
+        guard enterNesting(thread, what: "\(event.returnsValue ? "Requesting" : "Posting") \(event)") else {
+            return (nil, PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description))
+        }
         defer { thread.pointee.nesting -= 1 }
 
         var plan = Plan()
         collect(.of(ProtocolEvent<Target>.self), into: &plan, thread: thread)
         if plan.originTraced {
-            Tracing.emit(TraceRecord(kind: .requested, event: event.description, node: description))
+            Tracing.emit(TraceRecord(kind: event.returnsValue ? .requested : .posted, event: event.description, node: description))
         }
         var orphans: [Subscription] = []
-        defer { if !orphans.isEmpty { Self.purge(orphans) } }
+        var skipped: [String] = []
+        var calls = 0
+        defer {
+            if !orphans.isEmpty { Self.purge(orphans) }
+            if !skipped.isEmpty { reportSkippedTargets(event, skipped) }
+        }
 
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
             for handler in stage.table.subscribers {
                 let receiver = unsafeDowncast(handler, to: TargetReceiver<Target>.self)
                 if thread.pointee.writes != plan.writes, !receiver.isAttached { continue }
+                guard receiver.livesHere(thread, isolation: isolation) else {
+                    if receiver.isOrphaned { orphans.append(receiver) } else { skipped.append(receiver.placeName) }
+                    continue
+                }
                 guard let target = receiver.target else {
                     orphans.append(receiver)
                     continue
                 }
-                if let answer = call(target) {
+                calls += 1
+                let answer = call(target)
+                if !event.returnsValue, stage.traced || plan.originTraced {
+                    Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
+                }
+                if let answer {
                     if stage.traced || plan.originTraced {
                         Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: event.description, node: stage.nodeName))
                     }
-                    return answer
+                    return (answer, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil))
                 }
             }
-            if Self.requestIntercepted(event, at: index, of: plan, eventName: event.description) { return nil }
+            if Self.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
+                return (nil, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: .interceptor, stoppedAt: stage.nodeName))
+            }
         }
-        wentUnanswered(event.description, plan: plan)
-        return nil
+        if event.returnsValue {
+            wentUnanswered(event.description, plan: plan)
+        } else if calls == 0 && plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .unhandled, event: event.description, node: description))
+        }
+        return (nil, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil))
+    }
+
+    private func reportSkippedTargets<Target>(_ event: ProtocolEvent<Target>, _ places: [String]) {
+        let verb = event.returnsValue ? "requested" : "posted"
+        let whereTheyLive = Array(Set(places)).sorted().joined(separator: ", ")
+        Diagnostics.report(
+            .targetSkipped,
+            "\(event) was \(verb) at \(self) and passed by \(places.count) target(s) that live elsewhere (\(whereTheyLive)); a protocol event's closure runs only where it was posted. \(event.returnsValue ? "Request" : "Post") it from there, or make it a typed Event, whose handlers are delivered across threads."
+        )
     }
 }
 
 /// A protocol target: an object held weakly (or, for a value, strongly) and called
-/// through the protocol.
+/// through the protocol, only where it lives (see `livesHere`). Never delivered by
+/// the generic walk: protocol events have a walk of their own, in place.
 final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked Sendable {
     private weak var object: AnyObject?
     /// Set only for targets that are not class instances (see `holdsStrongly`).
     private let value: Target?
+    /// The isolation of the code that subscribed it; nil for a `Sendable` target with
+    /// a mode.
+    private let isolation: HandlerIsolation?
 
-    init(delivery: DeliveryMode?, target: Target) {
-        if type(of: target as Any) is AnyClass {
-            object = target as AnyObject
-            value = nil
-        } else {
-            value = target
-        }
-        super.init(delivery: delivery)
+    /// A target subscribed from isolated code: it lives in that isolation.
+    init(isolation: HandlerIsolation, target: Target) {
+        self.isolation = isolation
+        (object, value) = Self.hold(target)
+        super.init(delivery: isolation.delivery)
+        track()
+    }
+
+    /// A `Sendable` target that lives wherever `mode` runs.
+    init(mode: DeliveryMode, target: Target) {
+        isolation = nil
+        (object, value) = Self.hold(target)
+        super.init(delivery: mode)
+        track()
+    }
+
+    private static func hold(_ target: Target) -> (AnyObject?, Target?) {
+        type(of: target as Any) is AnyClass ? (target as AnyObject, nil) : (nil, target)
+    }
+
+    private func track() {
         #if DEBUG
         if let object { InstanceTracker.track(object, "target \(type(of: object))") }
         #endif
@@ -222,9 +314,30 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// True when the target is a value, which cannot be held weakly.
     var holdsStrongly: Bool { value != nil }
 
+    var targetTypeName: String { value.map { "\(type(of: $0 as Any))" } ?? "\(Target.self)" }
+
     override var payloadName: String { "\(Target.self)" }
 
-    override var isOrphaned: Bool { value == nil && object == nil }
+    override var isOrphaned: Bool { (value == nil && object == nil) || (isolation?.isGone ?? false) }
+
+    /// True when a caller on `thread`, isolated to `isolation`, may call the target:
+    /// it is in the target's isolation, or where the target's mode runs.
+    func livesHere(_ thread: UnsafeMutablePointer<ThreadState>, isolation caller: (any Actor)?) -> Bool {
+        switch isolation {
+        case .mainActor?: return DeliveryMode.mainThread.isCurrent(thread)
+        case .actor(let actor)?: return caller.map { $0 === actor.value } ?? false
+        case nil: return runsOnPostingThread || delivery.unsafelyUnwrapped.isCurrent(thread)
+        }
+    }
+
+    /// Where the target lives, for diagnostics.
+    var placeName: String {
+        switch isolation {
+        case .mainActor?: return "the main actor"
+        case .actor(let actor)?: return "actor \(actor.typeName)"
+        case nil: return "\(delivery.unsafelyUnwrapped)"
+        }
+    }
 
     /// A strong reference to the target, or nil once it deallocated. Outside the lock:
     /// the weak load may release the last reference.
@@ -235,9 +348,9 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
         return object as? Target
     }
 
+    /// Never called: protocol events are not delivered by the generic walk.
     override func receive(_ event: ProtocolEvent<Target>, _ propagation: inout Propagation) -> Bool {
-        guard let target else { return false }
-        event.invoke(target)
+        assertionFailure("protocol targets are called by the protocol walk")
         return true
     }
 }
