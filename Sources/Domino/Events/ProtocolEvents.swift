@@ -19,9 +19,10 @@
 /// ```
 ///
 /// A method returning nothing notifies every target on the route, in route order
-/// (``DominoNode/post(_:method:_:)``). A method returning a value is a chain of
-/// responsibility: the first target that answers non-nil wins and the walk ends there
-/// (``DominoNode/request(_:method:_:)``), synchronously on the caller's thread.
+/// (``DominoNode/post(_:method:isolation:_:)``). A method returning a value is a chain
+/// of responsibility: the first target that answers non-nil wins and the walk ends
+/// there (``DominoNode/request(_:method:isolation:_:)``). Both run synchronously, in
+/// the caller's isolation, and call the targets that live there.
 ///
 /// Arguments are captured by the closure, so there is nothing to reform; to let
 /// nodes on the way rewrite arguments (Domino's
@@ -32,7 +33,7 @@ public struct ProtocolEvent<Target>: Sendable, CustomStringConvertible {
     /// The method's name as the poster gave it (`method:`), for interceptors and
     /// traces; nil when the poster gave none.
     public let method: String?
-    /// True for value-returning calls (``DominoNode/request(_:method:_:)``).
+    /// True for value-returning calls (``DominoNode/request(_:method:isolation:_:)``).
     public let returnsValue: Bool
 
     init(method: String?, returnsValue: Bool) {
@@ -85,6 +86,8 @@ extension DominoNode {
     ///   - target: The object that implements it. A value that is not a class instance
     ///     cannot be held weakly: it is kept strongly and reported as
     ///     ``Diagnostic/Code/targetNotAnObject``.
+    ///   - isolation: The caller's isolation, where the target lives; read from
+    ///     `#isolation`, never passed.
     /// - Returns: A handle that can cancel; the subscription lives on without it.
     @discardableResult
     public func subscribe<Target>(
@@ -145,6 +148,8 @@ extension DominoNode {
     ///   - protocol: The protocol declaring the event.
     ///   - method: A name for the call that interceptors (``ProtocolEvent/method``)
     ///     and traces see, such as `"contentDidLoad"`; optional.
+    ///   - isolation: The caller's isolation, where `call` runs; read from
+    ///     `#isolation`, never passed.
     ///   - call: Calls the method on one target, once per target, before `post`
     ///     returns.
     /// - Returns: The targets called and the nodes the walk visited; a
