@@ -73,14 +73,16 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `Domino [code]: message`, as the default handler prints it.
+    /// `Domino [code]: message`, as ``Diagnostics/printToStandardError(_:)`` prints it.
     public var description: String { "Domino [\(code.rawValue)]: \(message)" }
 }
 
 /// The one hook through which Domino reports misuse.
 ///
-/// By default each diagnostic is printed to standard error. Install your own handler
-/// to route them to your logger or to fail loudly in debug builds:
+/// By default each diagnostic goes to ``defaultHandler(_:)``: the unified log on Apple
+/// platforms (subsystem `Domino`, category `diagnostics`), standard error elsewhere.
+/// Install your own handler to route them to your logger or to fail loudly in debug
+/// builds:
 ///
 /// ```swift
 /// Diagnostics.setHandler { diagnostic in
@@ -97,7 +99,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 /// #expect(diagnostics.map(\.code) == [.mountAtSelf])
 /// ```
 public enum Diagnostics {
-    private static let handler = Mutex<@Sendable (Diagnostic) -> Void>(Diagnostics.printToStandardError)
+    private static let handler = Mutex<@Sendable (Diagnostic) -> Void>(Diagnostics.defaultHandler)
 
     @TaskLocal static var collector: Collector?
 
@@ -112,9 +114,9 @@ public enum Diagnostics {
         withExtendedLifetime(previous) {}
     }
 
-    /// Restores the default handler, which prints to standard error.
+    /// Restores the default handler, ``defaultHandler(_:)``.
     public static func resetHandler() {
-        setHandler(printToStandardError)
+        setHandler(defaultHandler)
     }
 
     /// When true, a request that nobody on its route answers is reported as
@@ -159,7 +161,26 @@ public enum Diagnostics {
         current(diagnostic)
     }
 
-    /// The default handler.
+    /// The default handler. On Apple platforms (iOS 14, macOS 11, tvOS 14, watchOS 7
+    /// and later) it logs the diagnostic as an error in the unified log, subsystem
+    /// `Domino`, category `diagnostics`, its message public (messages name nodes and
+    /// types, never event values); elsewhere it prints it to standard error
+    /// (``printToStandardError(_:)``).
+    ///
+    /// ```swift
+    /// Diagnostics.setHandler { diagnostic in
+    ///     Diagnostics.defaultHandler(diagnostic)
+    ///     assertionFailure(diagnostic.message)
+    /// }
+    /// ```
+    @Sendable
+    public static func defaultHandler(_ diagnostic: Diagnostic) {
+        if UnifiedLogging.log(diagnostic: diagnostic.code.rawValue, diagnostic.message) { return }
+        printToStandardError(diagnostic)
+    }
+
+    /// Prints the diagnostic to standard error (`Domino [mountAtSelf]: ...`): the
+    /// default handler where the unified log is not available.
     @Sendable
     public static func printToStandardError(_ diagnostic: Diagnostic) {
         let line = diagnostic.description + "\n"

@@ -40,20 +40,27 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
         self.node = node
     }
 
-    /// The line the default sink prints.
+    /// The line ``Tracing/printRecord(_:)`` prints.
     public var description: String {
+        let (line, value) = parts
+        return "[Domino] " + line + (value ?? "")
+    }
+
+    /// The description without its prefix, and the end that describes an event value
+    /// or an answer: the unified log keeps that part private.
+    var parts: (line: String, value: String?) {
         switch kind {
-        case .posted: return "[Domino] post \(event) at \(node)"
-        case .broadcast: return "[Domino] broadcast \(event) from \(node)"
-        case .raised: return "[Domino] raise \(event) at \(node)"
-        case .delivered: return "[Domino]   -> \(event) delivered at \(node)"
-        case .scheduled: return "[Domino]   -> \(event) scheduled at \(node)"
-        case .reformed(let from, let to): return "[Domino]   ~ \(event) reformed at \(node): \(from) => \(to)"
-        case .stopped(let reason): return "[Domino]   x \(event) stopped at \(node) by \(reason)"
-        case .unhandled: return "[Domino]   . \(event) from \(node) reached no handler"
-        case .requested: return "[Domino] request \(event) at \(node)"
-        case .answered(let answer): return "[Domino]   <- \(event) answered at \(node): \(answer)"
-        case .unanswered: return "[Domino]   . \(event) from \(node) was not answered"
+        case .posted: return ("post \(event) at \(node)", nil)
+        case .broadcast: return ("broadcast \(event) from \(node)", nil)
+        case .raised: return ("raise \(event) at \(node)", nil)
+        case .delivered: return ("  -> \(event) delivered at \(node)", nil)
+        case .scheduled: return ("  -> \(event) scheduled at \(node)", nil)
+        case .reformed(let from, let to): return ("  ~ \(event) reformed at \(node): ", "\(from) => \(to)")
+        case .stopped(let reason): return ("  x \(event) stopped at \(node) by \(reason)", nil)
+        case .unhandled: return ("  . \(event) from \(node) reached no handler", nil)
+        case .requested: return ("request \(event) at \(node)", nil)
+        case .answered(let answer): return ("  <- \(event) answered at \(node): ", answer)
+        case .unanswered: return ("  . \(event) from \(node) was not answered", nil)
         }
     }
 }
@@ -61,9 +68,12 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
 /// Domino's debug mode: structured records of where events go.
 ///
 /// Turn tracing on for one node (``DominoNode/isTracing``) or for all of them
-/// (``Tracing/isEnabledForAllNodes``). Records go to one global sink, which by default
-/// prints one line per record. When tracing is off, a post pays one flag test per
-/// node that has handlers, nothing else.
+/// (``Tracing/isEnabledForAllNodes``). Records go to one global sink,
+/// ``defaultSink(_:)`` unless ``setSink(_:)`` replaces it: the unified log on Apple
+/// platforms, one printed line per record elsewhere. A traced post or request is also
+/// a signpost interval, which Instruments shows (see the article Debugging and
+/// tracing). When tracing is off, a post pays one flag test per node that has
+/// handlers, nothing else.
 ///
 /// ```swift
 /// contentNode.isTracing = true
@@ -72,15 +82,29 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
 /// // [Domino]   -> ContentDidLoad delivered at container
 /// ```
 public enum Tracing {
-    private static let sink = Mutex<@Sendable (TraceRecord) -> Void>(Tracing.printRecord)
+    private static let sink = Mutex<@Sendable (TraceRecord) -> Void>(Tracing.defaultSink)
 
     @TaskLocal static var collector: Collector?
 
-    /// Traces every node, whatever its own ``DominoNode/isTracing`` flag says.
+    /// Traces every node, whatever its own ``DominoNode/isTracing`` flag says, and
+    /// makes each ``Signal`` fire a signpost interval.
     public static var isEnabledForAllNodes: Bool {
         get { graphLock.withShared { GraphSettings.traceAll } }
-        set { graphLock.withExclusive { _ in GraphSettings.traceAll = newValue } }
+        set {
+            graphLock.withExclusive { _ in
+                GraphSettings.traceAll = newValue
+                if newValue { fireTracing.insert(1) } else { fireTracing.remove(1) }
+            }
+        }
     }
+
+    /// ``isEnabledForAllNodes``, for signal fires: they are outside the graph, and
+    /// read it on every fire, without the graph lock (one acquiring load).
+    static var tracesFires: Bool { fireTracing.load() != 0 }
+
+    /// An atomic word (the one signal observers keep their flags in), set with
+    /// ``isEnabledForAllNodes`` under the exclusive graph lock.
+    private static let fireTracing = ObserverFlags(0)
 
     /// Replaces the global sink.
     public static func setSink(_ newSink: @escaping @Sendable (TraceRecord) -> Void) {
@@ -93,9 +117,9 @@ public enum Tracing {
         withExtendedLifetime(previous) {}
     }
 
-    /// Restores the default sink, which prints each record on its own line.
+    /// Restores the default sink, ``defaultSink(_:)``.
     public static func resetSink() {
-        setSink(printRecord)
+        setSink(defaultSink)
     }
 
     /// Runs `body` and returns the records that its posts and requests traced on the
@@ -106,7 +130,26 @@ public enum Tracing {
         return collector.records
     }
 
-    /// The default sink.
+    /// The default sink. On Apple platforms (iOS 14, macOS 11, tvOS 14, watchOS 7 and
+    /// later) it logs each record at the info level in the unified log, subsystem
+    /// `Domino`, category `tracing`, with the event values it describes (answers,
+    /// reformed values) private; elsewhere it prints it (``printRecord(_:)``).
+    ///
+    /// ```swift
+    /// Tracing.setSink { record in
+    ///     Tracing.defaultSink(record)
+    ///     if case .unhandled = record.kind { unhandled.append(record.event) }
+    /// }
+    /// ```
+    @Sendable
+    public static func defaultSink(_ record: TraceRecord) {
+        let (line, value) = record.parts
+        if UnifiedLogging.log(trace: line, value: value) { return }
+        printRecord(record)
+    }
+
+    /// Prints the record on its own line (`[Domino] post ContentDidLoad at content`).
+    /// The default sink where the unified log is not available.
     @Sendable
     public static func printRecord(_ record: TraceRecord) {
         print(record)

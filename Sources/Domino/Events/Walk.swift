@@ -342,6 +342,7 @@ extension DominoNode {
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .posted, event: eventName, node: description))
+            Signposts.begin(.post, id: ThreadState.signpostID(thread), "\(eventName) at \(description)")
         }
 
         var value = value
@@ -390,11 +391,15 @@ extension DominoNode {
             }
         }
 
-        if deliveries == 0 && plan.originTraced && stopReason == nil {
-            Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
+        let result = PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        if plan.originTraced {
+            if deliveries == 0 && stopReason == nil {
+                Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
+            }
+            Signposts.end(.post, id: ThreadState.signpostID(thread), result.description)
         }
         if !orphans.isEmpty { Self.purge(orphans) }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return result
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else
@@ -509,6 +514,7 @@ extension DominoNode {
         var eventName: String { String(describing: R.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))
+            Signposts.begin(.request, id: ThreadState.signpostID(thread), "\(eventName) at \(description)")
         }
         var request = request
         var orphans: [Subscription] = []
@@ -550,19 +556,24 @@ extension DominoNode {
             if let answer {
                 if stage.traced || plan.originTraced {
                     Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
+                    if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "answered at \(stage.nodeName)") }
                 }
                 // The answer came from further up than it would have on another
                 // thread: say so, or the difference goes unnoticed.
                 if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: stage.nodeName) }
                 return answer
             }
-            if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
+            if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) {
+                if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "stopped at \(stage.nodeName) by an interceptor") }
+                return nil
+            }
         }
         if skippedAsync > 0 {
             Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
         }
         if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: nil) }
         wentUnanswered(eventName, plan: plan)
+        if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "unanswered") }
         return nil
     }
 

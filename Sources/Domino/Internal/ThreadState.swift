@@ -34,6 +34,28 @@ struct ThreadState {
         return true
     }
 
+    /// The address of `thread`'s nesting count: valid as long as the thread runs.
+    @inline(__always)
+    static func nestingCount(_ thread: UnsafeMutablePointer<ThreadState>) -> UnsafeMutablePointer<Int> {
+        (UnsafeMutableRawPointer(thread) + MemoryLayout<ThreadState>.offset(of: \.nesting)!)
+            .assumingMemoryBound(to: Int.self)
+    }
+
+    /// The signpost ID of the post, request or fire running at the current nesting
+    /// level of the thread whose nesting count is at `nesting`: its address and the
+    /// level. Intervals open at the same time never share one (one thread's nest at
+    /// different levels), so the end computes it again instead of keeping it.
+    /// Never 0 (the level is at least 1) nor one of the reserved IDs (addresses
+    /// stay below 2^56).
+    static func signpostID(nesting: UnsafeMutablePointer<Int>) -> UInt64 {
+        UInt64(UInt(bitPattern: nesting)) << 8 | UInt64(truncatingIfNeeded: nesting.pointee)
+    }
+
+    /// `signpostID(nesting:)` of `thread`.
+    static func signpostID(_ thread: UnsafeMutablePointer<ThreadState>) -> UInt64 {
+        signpostID(nesting: nestingCount(thread))
+    }
+
     private static let slot = ThreadLocalSlot { pointer in
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
         state.deinitialize(count: 1)

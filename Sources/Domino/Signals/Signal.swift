@@ -80,8 +80,11 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     public func fire(_ value: repeat each Value) {
         // Inlinable so that callers specialize it for their value types: unspecialized,
         // handling a pack of values costs several look-ups of type metadata per fire.
-        guard let nesting = core.enterFiring() else { return }
-        defer { nesting.pointee -= 1 }
+        guard let firing = core.enterFiring() else { return }
+        defer {
+            if firing.traced { core.endFireInterval(firing.nesting) }
+            firing.nesting.pointee -= 1
+        }
         var previous: (repeat each Value)? = (repeat each value)
         core.lock()
         swap(&previous, &core.lastFired)

@@ -88,15 +88,26 @@ class SignalCore: @unchecked Sendable {
     /// Counts a fire in on this thread's nesting count (shared with posts), or
     /// reports the runaway and returns nil: an observer that fires its own signal
     /// synchronously would otherwise recurse until the stack overflows. The caller
-    /// decrements the returned count when the fire ends.
+    /// decrements the returned count when the fire ends, after calling
+    /// ``endFireInterval(_:)`` when `traced` (``Tracing/isEnabledForAllNodes``: the
+    /// fire began a signpost interval).
     @usableFromInline
-    final func enterFiring() -> UnsafeMutablePointer<Int>? {
+    final func enterFiring() -> (nesting: UnsafeMutablePointer<Int>, traced: Bool)? {
         let thread = ThreadState.current
         guard ThreadState.enterNesting(thread, "A fire of \(typeName)") else { return nil }
         // The thread state is heap memory of its own thread: the field's address
         // stays valid for the whole fire.
-        return (UnsafeMutableRawPointer(thread) + MemoryLayout<ThreadState>.offset(of: \.nesting)!)
-            .assumingMemoryBound(to: Int.self)
+        let nesting = ThreadState.nestingCount(thread)
+        guard Tracing.tracesFires else { return (nesting, false) }
+        Signposts.begin(.fire, id: ThreadState.signpostID(nesting: nesting), typeName)
+        return (nesting, true)
+    }
+
+    /// Ends the signpost interval of a traced fire; `nesting` is what
+    /// ``enterFiring()`` returned, not yet decremented.
+    @usableFromInline
+    final func endFireInterval(_ nesting: UnsafeMutablePointer<Int>) {
+        Signposts.end(.fire, id: ThreadState.signpostID(nesting: nesting), "fired")
     }
 
     // MARK: Adding and removing
