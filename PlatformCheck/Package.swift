@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "AppKit", targets: ["AppKit"]),
         .library(name: "Combine", targets: ["Combine"]),
+        .library(name: "os", targets: ["os"]),
     ],
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
@@ -27,6 +28,9 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["ObjCRuntime"]),
         .target(name: "AppKit", dependencies: ["ObjCRuntime"]),
         .target(name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
+        // Logger and OSSignposter, for the unified-log glue. Self-contained: check.sh
+        // also compiles it alone for iOS 13 (embedded Swift), to check availability.
+        .target(name: "os"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Domino as an iOS app would build it, against the stand-in UIKit and Combine
-/// (../Sources): `canImport(UIKit)` and `canImport(Combine)` hold, so
+/// Domino as an iOS app would build it, against the stand-in UIKit, Combine and os
+/// (../Sources): `canImport(UIKit)`, `canImport(Combine)` and `canImport(os)` hold, so
 /// Sources/Domino/Platform/ is compiled. `Domino` is a symlink to the library's
 /// sources (SwiftPM takes no target path outside the package). Built by
 /// ../check.sh with its own scratch path, so that the AppKit stand-in is never
@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "UIKit", package: "PlatformCheck"),
                 .product(name: "Combine", package: "PlatformCheck"),
+                .product(name: "os", package: "PlatformCheck"),
             ],
             path: "Domino",
             exclude: ["Documentation.docc"]

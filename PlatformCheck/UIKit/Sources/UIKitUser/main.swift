@@ -109,6 +109,26 @@ checks.expect(result.wasDelivered, "the tap was delivered")
 checks.expect(screen.inbox.all == ["chain node heard item 3", "own node heard item 3"],
               "the controller's handlers heard the tap in route order: \(screen.inbox.all)")
 
+// The unified log (the stand-in `os` writes it to standard output; check.sh reads it):
+// a diagnostic through the default handler, a traced post and request through the
+// default sink, each a signpost interval, and a signal fire while every node is traced.
+struct ChannelName: Request {
+    typealias Response = String
+}
+screen.domino.respond(to: ChannelName.self, on: .postingThread) { _ in "secret-channel" }
+screen.domino.mount(at: screen.domino)                       // misuse: mountAtSelf
+cell.dominoNode.isTracing = true
+_ = cell.userDidTap()
+let channel = cell.dominoNode.request(ChannelName())
+checks.expect(channel == "secret-channel", "the traced request was answered")
+cell.dominoNode.isTracing = false
+let progress = Signal<Double>()
+progress.addObserver(screen.inbox, on: .postingThread) { inbox, value in inbox.append("progress \(value)") }
+Tracing.isEnabledForAllNodes = true
+progress.fire(0.5)
+Tracing.isEnabledForAllNodes = false
+checks.expect(screen.inbox.all.last == "progress 0.5", "the signal fire reached its observer")
+
 if checks.failures.isEmpty {
     print("UIKitUser: all \(checks.count) checks hold")
 } else {
