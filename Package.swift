@@ -14,7 +14,7 @@ let package = Package(
     targets: [
         .target(name: "Domino"),
         .target(name: "DominoTesting", dependencies: ["Domino"]),
-        .executableTarget(name: "DominoDemo", dependencies: ["Domino"]),
+        .executableTarget(name: "DominoDemo", dependencies: ["Domino", "DominoTesting"]),
         .testTarget(name: "DominoTests", dependencies: ["Domino", "DominoTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,11 +1,14 @@
 import Foundation
 import Domino
 
-// domino-demo: Domino's README scene, played headless, with the trace of every
-// event and a drawing of the node tree with the event's route marked.
+// domino-demo: what Domino is for, played headless. First the same feature written
+// with delegates, NotificationCenter and Domino, side by side; then Domino's README
+// scene with the trace of every event and the route drawn on the node tree; then one
+// scene each for signals, async streams, main-actor handlers, diagnostics and
+// EventRecorder. The demo checks its own story and exits non-zero when it breaks.
 
-// `--dot` / `--mermaid`: print the scene's node graph with the statistics event's
-// route (from DDDManager up) highlighted, as Graphviz DOT or Mermaid, and exit.
+// `--dot` / `--mermaid`: print the README scene's node graph with the statistics
+// event's route (from DDDManager up) highlighted, as Graphviz DOT or Mermaid, and exit.
 let pictureFormat = CommandLine.arguments.dropFirst().first
 
 // The controllers sit on one responder chain: window > root > container > content.
@@ -37,24 +40,31 @@ default:
     exit(2)
 }
 
-Tracing.isEnabledForAllNodes = true
-var failures: [String] = []
+let story = Story()
+print("domino-demo: Domino for Swift, played headless (--dot or --mermaid draws the route)")
 
-/// Runs one scene step, prints its trace and the tree with the route marked.
-@MainActor func play(_ title: String, from origin: DominoNode, _ step: () -> Void) {
-    print("== \(title)")
+beforeAndAfter(story)
+
+// MARK: - Domino's README scene
+
+/// Runs one step of the README scene and prints its trace (and, when asked, the
+/// tree with the route marked).
+@MainActor func play(_ title: String, from origin: DominoNode, drawing: Bool = false, _ step: () -> Void) {
+    print("-- \(title)")
     let records = Tracing.capture(step)
     for record in records { print(record) }
-    print()
-    print(drawTree(from: window.dominoNode, route: origin.route, marks: records))
+    if drawing {
+        print()
+        print(drawTree(from: window.dominoNode, route: origin.route, marks: records))
+    }
     print()
 }
 
-print("== The node tree: the controllers follow the responder chain, DDDManager is mounted")
+story.scene("Domino's README scene: view controllers on a responder chain, a manager mounted")
 print(window.dominoNode.subtreeDescription)
 print()
-
-play("ContentViewController posts ContentDidLoad (a typed event) and contentDidLoad(arg:) (a protocol event), up the responder chain", from: content.dominoNode) {
+Tracing.isEnabledForAllNodes = true
+play("ContentViewController posts ContentDidLoad (a typed event) and contentDidLoad(arg:) (a protocol event)", from: content.dominoNode, drawing: true) {
     content.viewDidLoad()
 }
 play("DDDManager posts the statistics named event; the container reforms its parameters", from: manager.domino) {
@@ -65,44 +75,47 @@ play("DDDManager requests FetchChannelID (chain of responsibility: the first ans
     channel = manager.channel()
 }
 var protocolChannel: String?
-play("DDDManager asks fetchChannelId() (a value-returning protocol event: the first target that answers)", from: manager.domino) {
+play("DDDManager asks fetchChannelId() (a value-returning protocol event)", from: manager.domino) {
     protocolChannel = manager.channelFromProtocol()
 }
-play("FundCell, a view inside the content, routes EventSelectFundWithCode by name (the responder-chain blog)", from: content.cell.dominoNode) {
+play("FundCell routes EventSelectFundWithCode by name to its controller", from: content.cell.dominoNode) {
     content.cell.tap(code: "F001", phone: nil)
 }
 play("ContentViewController posts ContentDidScroll; the container's interceptor stops it", from: content.dominoNode) {
     content.scroll(to: 120)
 }
+play("Window broadcasts ThemeDidChange down the whole tree, pre-order", from: window.dominoNode, drawing: true) {
+    window.dominoNode.broadcast(ThemeDidChange(theme: "dark"))
+}
+Tracing.isEnabledForAllNodes = false
 
-print("== Window broadcasts ThemeDidChange: down the whole tree, pre-order")
-let themeRecords = Tracing.capture { window.dominoNode.broadcast(ThemeDidChange(theme: "dark")) }
-for record in themeRecords { print(record) }
-print()
-print(drawTree(from: window.dominoNode, route: [], marks: themeRecords))
-print()
-
-print("== What the controllers saw")
-for line in container.log { print("  " + line) }
-for line in root.log { print("  " + line) }
-for line in content.log { print("  " + line) }
+print("-- What the controllers saw")
+for line in container.log + root.log + content.log { print("  " + line) }
 print("  channel: \(channel ?? "nil"), from the protocol event: \(protocolChannel ?? "nil")")
 
-// The demo checks its own story, so a regression makes it exit non-zero.
-if channel != "channel-42" { failures.append("the channel request was not answered by the root") }
-if !root.log.contains("root saw 12 items") { failures.append("the root did not see ContentDidLoad") }
-if root.log.contains(where: { $0.contains("scroll") }) { failures.append("the interceptor did not stop ContentDidScroll") }
-if !root.log.contains(where: { $0.contains("hook!!!") }) { failures.append("the statistics parameters were not reformed") }
-if protocolChannel != "channel-42" { failures.append("the protocol request was not answered by the root") }
-if !container.log.contains("container - contentDidLoad 12") { failures.append("the container did not get the protocol event") }
-if root.log.last != "root restyled for dark" || !container.log.contains("container restyled for dark") || !content.log.contains("cell restyled for dark") {
-    failures.append("the theme broadcast did not reach the whole tree")
-}
-if !content.log.contains("content selected fund F001 (no phone)") { failures.append("the cell's named event did not reach the content controller") }
+story.expect(channel == "channel-42", "the channel request was answered by the root")
+story.expect(root.log.contains("root saw 12 items"), "the root saw ContentDidLoad")
+story.expect(!root.log.contains(where: { $0.contains("scroll") }), "the interceptor stopped ContentDidScroll")
+story.expect(root.log.contains(where: { $0.contains("hook!!!") }), "the statistics parameters were reformed")
+story.expect(protocolChannel == "channel-42", "the protocol request was answered by the root")
+story.expect(container.log.contains("container - contentDidLoad 12"), "the container got the protocol event")
+story.expect(root.log.last == "root restyled for dark" && container.log.contains("container restyled for dark")
+             && content.log.contains("cell restyled for dark"), "the theme broadcast reached the whole tree")
+story.expect(content.log.contains("content selected fund F001 (no phone)"), "the cell's named event reached the content controller")
 
-if failures.isEmpty {
-    print("\ndemo finished: every event took the route the scene expects")
+// MARK: - One scene per feature
+
+if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+    signalsScene(story)
+}
+await streamsScene(story)
+await mainActorScene(story)
+diagnosticsScene(story)
+recorderScene(story)
+
+if story.failures.isEmpty {
+    print("\ndemo finished: all \(story.checks) checks of the story hold")
 } else {
-    for failure in failures { print("demo failure: \(failure)") }
+    for failure in story.failures { print("demo failure: \(failure)") }
     exit(1)
 }
