@@ -93,18 +93,35 @@ public enum Tracing {
         set {
             graphLock.withExclusive { _ in
                 GraphSettings.traceAll = newValue
-                if newValue { fireTracing.insert(1) } else { fireTracing.remove(1) }
+                withUnsafeMutablePointer(to: &firesTraced) { word in
+                    // Writers are serialized by the lock: the swap always succeeds.
+                    var expected = word.pointee
+                    _ = _stdlib_atomicCompareExchangeStrongPtr(
+                        object: word,
+                        expected: &expected,
+                        desired: newValue ? UnsafeRawPointer(bitPattern: 1) : nil
+                    )
+                }
             }
         }
     }
 
     /// ``isEnabledForAllNodes``, for signal fires: they are outside the graph, and
-    /// read it on every fire, without the graph lock (one acquiring load).
-    static var tracesFires: Bool { fireTracing.load() != 0 }
+    /// read it on every fire without the graph lock, as one acquiring load.
+    @inline(__always)
+    static var tracesFires: Bool {
+        withUnsafeMutablePointer(to: &firesTraced) { word in
+            // The primitive is typed for class references: it loads the word's bit
+            // pattern, without retaining or dereferencing it (see ObserverFlags).
+            let target = UnsafeMutableRawPointer(word).assumingMemoryBound(to: FlagWord?.self)
+            return _stdlib_atomicAcquiringLoadARCRef(object: target) != nil
+        }
+    }
 
-    /// An atomic word (the one signal observers keep their flags in), set with
-    /// ``isEnabledForAllNodes`` under the exclusive graph lock.
-    private static let fireTracing = ObserverFlags(0)
+    /// Non-nil while ``isEnabledForAllNodes`` is on; only accessed atomically. A
+    /// global with a constant initial value: no lazy initialization (a `static let`
+    /// would cost a `swift_once` call on every fire).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var firesTraced: UnsafeRawPointer?
 
     /// Replaces the global sink.
     public static func setSink(_ newSink: @escaping @Sendable (TraceRecord) -> Void) {

@@ -391,15 +391,15 @@ extension DominoNode {
             }
         }
 
-        let result = PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
         if plan.originTraced {
             if deliveries == 0 && stopReason == nil {
                 Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
             }
+            let result = PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
             Signposts.end(.post, id: ThreadState.signpostID(thread), result.description)
         }
         if !orphans.isEmpty { Self.purge(orphans) }
-        return result
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else
