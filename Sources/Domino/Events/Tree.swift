@@ -89,7 +89,10 @@ extension DominoNode {
         var open: [(depth: Int, stage: Int)] = []
         Route.walkDown(from: roots, visited: &visited) { node, depth in
             plan.nodesVisited += 1
-            while let last = open.last, last.depth >= depth { open.removeLast() }
+            while let last = open.last, last.depth >= depth {
+                extras.ends[last.stage] = plan.nodesVisited - 1
+                open.removeLast()
+            }
             if !groupsExist && node.slotFilter & filterBit == 0 { return }
             // Indices rather than table references: each reference held here would
             // cost a retain and a release per node.
@@ -104,9 +107,11 @@ extension DominoNode {
             plan.addStage(.passUnretained(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node)), at: node, traceAll: traceAll)
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
+            extras.ends.append(plan.nodesVisited)     // until its subtree closes
             open.append((depth, plan.stages.count - 1))
             if groupsIndex >= 0 { plan.addGroups(node.slots[groupsIndex].table) }
         }
+        for (_, stage) in open { extras.ends[stage] = plan.nodesVisited }
     }
 
     func deliverDown<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool) -> PostResult {
@@ -116,15 +121,18 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
-        if raising, graphLock.withShared({ ResponderRegistry.exist }) { refreshResponderChain() }
+        // A node knows where its own responder chain leads, never who follows it: read
+        // every chain, so that the walk down finds the followers it has not met yet.
+        Self.refreshEveryResponderChain()
 
         var up = Plan()
         var down = Plan()
         up.writes = thread.pointee.writes
         down.writes = up.writes
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll
-        down.originTraced = traceAll || tracingFlag
+        // A traced origin traces every stage, up and down.
+        let traceAll = GraphSettings.traceAll || tracingFlag
+        down.originTraced = traceAll
         var roots = [NodeLink(self)]
         if raising {
             roots = []
@@ -139,6 +147,9 @@ extension DominoNode {
                     roots.append(NodeLink(node))
                 }
             }
+            // A cycle with no way further up has no root: it turns down from its node
+            // last on the route (see `Route.tops`).
+            if Route.graphMayHaveCycles { roots = Route.tops(from: self) }
         }
         Self.collectDown(key, from: roots, into: &down, traceAll: traceAll)
         up.pinIfBorrowing(thread.pointee.stripe)
@@ -156,10 +167,17 @@ extension DominoNode {
         var stoppedAt: String?
         defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
-        func stopped(_ stop: Propagation.Stop, at stage: Stage) {
+        // The nodes the walk reached: the way up (for a raise), then the way down but
+        // for the subtrees that interceptors kept the event out of, unless a stop
+        // ends it before.
+        var reached = 0
+        var keptOut = 0
+
+        func stopped(_ stop: Propagation.Stop, at stage: Stage, reached nodes: Int) {
             stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
             stoppedAt = stage.nodeName
-            if stage.traced || down.originTraced {
+            reached = nodes
+            if stage.traced {
                 Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
             }
         }
@@ -169,7 +187,7 @@ extension DominoNode {
             let stage = up.stages[index]
             let propagation = Self.notify(value, at: stage, writes: up.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
-                stopped(stop, at: stage)
+                stopped(stop, at: stage, reached: stage.position)
                 break
             }
         }
@@ -178,6 +196,7 @@ extension DominoNode {
         // stage: the value as reformed there, and whether an interceptor above kept
         // the event out of its subtree.
         let ancestors = down.extras?.ancestors ?? []
+        let ends = down.extras?.ends ?? []
         var reformed: [Int: Payload] = [:]       // by stage, for stages with reformers
         var source = [Int](repeating: -1, count: down.stages.count)
         var excluded = [Bool](repeating: false, count: down.stages.count)
@@ -198,21 +217,24 @@ extension DominoNode {
             }
             let propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
-                stopped(stop, at: stage)
+                stopped(stop, at: stage, reached: up.nodesVisited + stage.position - keptOut)
                 break
             }
             if !stage.table.interceptors.isEmpty || down.hasGroups, Self.intercepts(current, at: index, of: down) {
                 intercepted[index] = true
-                if stage.traced || down.originTraced {
+                // Its subtree, in pre-order the places after it up to `ends[index]`.
+                keptOut += ends[index] - stage.position
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
                 }
             }
         }
+        if stopReason == nil { reached = up.nodesVisited + down.nodesVisited - keptOut }
 
         if deliveries == 0 && down.originTraced && stopReason == nil {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: up.nodesVisited + down.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     private func deliverToDeepest<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
@@ -221,11 +243,12 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
+        Self.refreshEveryResponderChain()
 
         var plan = Plan()
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll
-        plan.originTraced = traceAll || tracingFlag
+        let traceAll = GraphSettings.traceAll || tracingFlag
+        plan.originTraced = traceAll
         var visited = Set<NodeLink>()
         Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in
             plan.nodesVisited += 1
@@ -268,7 +291,7 @@ extension DominoNode {
                         continue
                     }
                     if !receiver.hopsToActor { scheduled = 0 }
-                    if stage.traced { Tracing.emit(TraceRecord(kind: .delivered, event: eventName, node: stage.nodeName)) }
+                    if stage.traced { Tracing.emit(TraceRecord(kind: scheduled == 0 ? .delivered : .scheduled, event: eventName, node: stage.nodeName)) }
                 } else {
                     Self.schedule(value, to: receiver, mode: mode, stage: stage)
                     if stage.traced { Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName)) }

@@ -25,7 +25,13 @@ struct Stage {
     /// get): the mode itself when it has no queue, else a box the plan keeps alive.
     private let mode: Mode
     let deliveryIsPostingThread: Bool
+    /// True when the walk reports what happens here: the node is traced, or the
+    /// walk's starting node is (or every node is).
     let traced: Bool
+    /// The node's place in the walk, counting from 1: on the route for walks up, in
+    /// pre-order for walks down. What `PostResult.nodesVisited` reports when the walk
+    /// stops here. (Four bytes in the padding after the flags: stages grow by nothing.)
+    private let place: UInt32
 
     enum Mode {
         case mainThread
@@ -34,12 +40,17 @@ struct Stage {
         case boxed(Unmanaged<DeliveryBox>)
     }
 
-    init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool) {
+    init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool, position: Int) {
         self.handlers = handlers
         self.mode = mode
         if case .postingThread = mode { deliveryIsPostingThread = true } else { deliveryIsPostingThread = false }
         self.traced = traced
+        // A walk of more than four billion nodes cannot fit in memory.
+        place = UInt32(truncatingIfNeeded: position)
     }
+
+    /// The node's place in the walk, counting from 1 (see `place`).
+    var position: Int { Int(place) }
 
     /// The node's mode, else the global default.
     var delivery: DeliveryMode {
@@ -114,6 +125,9 @@ struct Plan: ~Copyable {
         /// For walks down: each stage's nearest ancestor stage in the walk's tree, or
         /// -1 (what it inherits reformed values and interceptions from).
         @exclusivity(unchecked) var ancestors: ContiguousArray<Int> = []
+        /// For walks down: the place (`Stage.position`) of the last node of each
+        /// stage's subtree in the walk, which an interceptor there keeps the event out of.
+        @exclusivity(unchecked) var ends: ContiguousArray<Int> = []
         /// Objects made for this walk only, which its stages point at: tables of
         /// stages with only group interceptors, boxed delivery modes.
         @exclusivity(unchecked) var owned: ContiguousArray<AnyObject> = []
@@ -136,7 +150,11 @@ struct Plan: ~Copyable {
 
     /// True when the stages have group interceptors to consult.
     var hasGroups: Bool { extras.map { !$0.groups.isEmpty } ?? false }
+    /// The nodes collected along: the whole route (or subtree), whether or not the
+    /// walk gets that far.
     var nodesVisited = 0
+    /// True when the walk's starting node is traced, or every node is: then every
+    /// stage is traced too, and the walk reports its start and its end.
     var originTraced = false
     var strictRequests = false
     /// The thread's `writes` when the plan was collected.
@@ -176,14 +194,18 @@ struct Plan: ~Copyable {
         return table
     }
 
-    /// The stage of `table` at `node`. Lock held.
+    /// The stage of `table` at `node`, the walk's latest node (`nodesVisited`). Lock
+    /// held.
     ///
     /// The table comes unmanaged: passed as a reference, it is loaded from a node's
     /// slots across a call that mutates the plan, so the compiler retains it (the
     /// contended scenario lost its scaling to that one retain).
+    ///
+    /// - Parameter traceAll: True when every stage is traced: the walk's starting
+    ///   node is traced, or every node is (`originTraced`).
     @inline(__always)
     mutating func stage(_ table: Unmanaged<HandlerTable>, at node: DominoNode, traceAll: Bool) -> Stage {
-        Stage(handlers: table, mode: mode(at: node), traced: traceAll || node.tracingFlag)
+        Stage(handlers: table, mode: mode(at: node), traced: traceAll || node.tracingFlag, position: nodesVisited)
     }
 
     /// Appends the stage of `table` at `node`. Lock held.
@@ -255,8 +277,10 @@ extension DominoNode {
     /// The walk of `collect`. Shared lock held.
     @inline(__always)
     func collectLocked(_ key: SlotKey, into plan: inout Plan) {
-        let traceAll = GraphSettings.traceAll
-        plan.originTraced = traceAll || tracingFlag
+        // A traced origin traces every stage of its walk (Domino's debug mode logs
+        // when either end is in debug mode).
+        let traceAll = GraphSettings.traceAll || tracingFlag
+        plan.originTraced = traceAll
         plan.strictRequests = GraphSettings.strictRequests
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
         let filterBit = key.filterBit
@@ -350,6 +374,8 @@ extension DominoNode {
         var stopReason: PostResult.StopReason?
         var stoppedAt: String?
         var orphans: [Subscription] = []
+        // The nodes the walk reached: the whole route unless something stops it.
+        var reached = plan.nodesVisited
 
         // The capture phase: outermost first, down to the posting node.
         if let captures = plan.extras?.captures, !captures.isEmpty {
@@ -358,7 +384,9 @@ extension DominoNode {
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
-                if stage.traced || plan.originTraced {
+                // From the outermost node down to this one.
+                reached = plan.nodesVisited - stage.position + 1
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
                 }
                 break
@@ -383,7 +411,8 @@ extension DominoNode {
                 stoppedAt = stage.nodeName
             }
             if let stopReason {
-                if stage.traced || plan.originTraced {
+                reached = stage.position
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
                 }
                 break stages
@@ -394,7 +423,7 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
         if !orphans.isEmpty { Self.purge(orphans) }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else
@@ -426,7 +455,8 @@ extension DominoNode {
                         deliveries += 1
                         if receiver.hopsToActor { scheduled += 1 }
                         if stage.traced {
-                            Tracing.emit(TraceRecord(kind: .delivered, event: eventName(), node: stage.nodeName))
+                            // An actor's handler was only enqueued on its actor.
+                            Tracing.emit(TraceRecord(kind: receiver.hopsToActor ? .scheduled : .delivered, event: eventName(), node: stage.nodeName))
                         }
                     } else {
                         keep(handler, in: &orphans)
@@ -548,7 +578,7 @@ extension DominoNode {
                 }
             }
             if let answer {
-                if stage.traced || plan.originTraced {
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
                 }
                 // The answer came from further up than it would have on another
@@ -579,7 +609,7 @@ extension DominoNode {
     static func requestIntercepted<Payload: Sendable>(_ value: Payload, at index: Int, of plan: borrowing Plan, eventName: @autoclosure () -> String) -> Bool {
         guard intercepts(value, at: index, of: plan) else { return false }
         let stage = plan.stages[index]
-        if stage.traced || plan.originTraced {
+        if stage.traced {
             Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName(), node: stage.nodeName))
         }
         return true
