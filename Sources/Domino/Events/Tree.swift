@@ -24,6 +24,14 @@ extension DominoNode {
     /// ```swift
     /// rootNode.broadcast(ThemeDidChange(theme: .dark))
     /// ```
+    ///
+    /// A node knows where its own responder chain leads, never which nodes lead to
+    /// it, so a broadcast first reads the chain of every responder node (see
+    /// ``DominoResponder``): on the main thread, it reaches every responder node whose
+    /// chain leads here now, posted from or not. From another thread it reads only
+    /// the chains that may be read there, and follows the others as last read on the
+    /// main thread (by a post, a broadcast or ``refreshResponderChain()`` there).
+    /// Raise and ``deliverToDeepestSubscriber(_:)`` do the same.
     @discardableResult
     public func broadcast<E: Event>(_ event: E) -> PostResult {
         deliverDown(event, key: .of(E.self), raising: false)
@@ -39,6 +47,11 @@ extension DominoNode {
     /// the route up to the root(s); then the event propagates from each root down to
     /// every node of its tree, where the default-phase handlers run. Any handler can
     /// consume it with ``Propagation/stop()``.
+    ///
+    /// A cycle of the route with no way further up (`a` mounted at `b` and `b` at
+    /// `a`) has no root: the event turns down there from the cycle's node that comes
+    /// last on the route, the raising node's outermost ancestor in that cycle. (The
+    /// mount that closed the cycle was reported as ``Diagnostic/Code/mountCycle``.)
     ///
     /// ```swift
     /// appNode.subscribe(SessionDidExpire.self, phase: .raise) { _, propagation in

@@ -132,15 +132,16 @@ extension DominoNode {
 
     /// The node the responder chain leads to from here, as last resolved.
     ///
-    /// Resolved again by every post that passes this node, and by
-    /// ``refreshResponderChain()``.
+    /// Resolved again by every post that passes this node, by every broadcast, raise
+    /// and delivery to the deepest subscriber, and by ``refreshResponderChain()``.
     public var responderSuccessor: DominoNode? {
         graphLock.withShared { responderLink?.successor?.retainIfAlive() }
     }
 
     /// Reads the responder chain from this node up now, so that inspection
     /// (``children`` of the nodes above, ``route``) reflects it before anything is
-    /// posted. Posts do this on their own.
+    /// posted. Posts do this on their own, and walks down (broadcast, raise) read
+    /// every responder node's chain.
     public func refreshResponderChain() {
         var refreshed: [ObjectIdentifier] = []
         while true {
