@@ -100,11 +100,14 @@ extension DominoNode {
         // The stages on the path from the root to the node being visited. Every
         // visited node pops the ones that are not its ancestors, stage or not.
         var open: [(depth: Int, stage: Int)] = []
+        // The same for the stages that may intercept, by their entry in `subtreeEnds`.
+        var openEnds: [(depth: Int, entry: Int)] = []
         Route.walkDown(from: roots, visited: &visited) { node, depth in
             plan.nodesVisited += 1
-            while let last = open.last, last.depth >= depth {
-                extras.ends[last.stage] = plan.nodesVisited - 1
-                open.removeLast()
+            while let last = open.last, last.depth >= depth { open.removeLast() }
+            while let last = openEnds.last, last.depth >= depth {
+                extras.subtreeEnds[last.entry].end = plan.nodesVisited - 1
+                openEnds.removeLast()
             }
             if !groupsExist && node.slotFilter & filterBit == 0 { return }
             // Indices rather than table references: each reference held here would
@@ -120,11 +123,14 @@ extension DominoNode {
             plan.addStage(.passUnretained(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node)), at: node, traceAll: traceAll)
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
-            extras.ends.append(plan.nodesVisited)     // until its subtree closes
             open.append((depth, plan.stages.count - 1))
+            if groupsIndex >= 0 || !node.slots[tableIndex].table.interceptors.isEmpty {
+                openEnds.append((depth, extras.subtreeEnds.count))
+                extras.subtreeEnds.append((plan.stages.count - 1, plan.nodesVisited))     // until its subtree closes
+            }
             if groupsIndex >= 0 { plan.addGroups(node.slots[groupsIndex].table) }
         }
-        for (_, stage) in open { extras.ends[stage] = plan.nodesVisited }
+        for (_, entry) in openEnds { extras.subtreeEnds[entry].end = plan.nodesVisited }
     }
 
     func deliverDown<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool) -> PostResult {
@@ -209,7 +215,6 @@ extension DominoNode {
         // stage: the value as reformed there, and whether an interceptor above kept
         // the event out of its subtree.
         let ancestors = down.extras?.ancestors ?? []
-        let ends = down.extras?.ends ?? []
         var reformed: [Int: Payload] = [:]       // by stage, for stages with reformers
         var source = [Int](repeating: -1, count: down.stages.count)
         var excluded = [Bool](repeating: false, count: down.stages.count)
@@ -235,8 +240,8 @@ extension DominoNode {
             }
             if !stage.table.interceptors.isEmpty || down.hasGroups, Self.intercepts(current, at: index, of: down) {
                 intercepted[index] = true
-                // Its subtree, in pre-order the places after it up to `ends[index]`.
-                keptOut += ends[index] - stage.position
+                // Its subtree: in pre-order, the places after it up to its end.
+                keptOut += (down.extras?.subtreeEnd(of: index) ?? stage.position) - stage.position
                 if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
                 }
