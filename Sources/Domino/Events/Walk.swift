@@ -137,14 +137,15 @@ struct Plan: ~Copyable {
         /// every stage cost a broadcast 55 instructions per node.)
         @exclusivity(unchecked) var subtreeEnds: ContiguousArray<(stage: Int, end: Int)> = []
 
-        /// The place of the last node of the subtree of `stage`, one that may intercept.
-        func subtreeEnd(of stage: Int) -> Int {
+        /// The place of the last node of the subtree of `stage`, or nil for a stage
+        /// that cannot intercept. A binary search: `subtreeEnds` is in stage order.
+        func subtreeEnd(of stage: Int) -> Int? {
             var low = 0, high = subtreeEnds.count
             while low < high {
                 let middle = (low + high) / 2
                 if subtreeEnds[middle].stage < stage { low = middle + 1 } else { high = middle }
             }
-            return low < subtreeEnds.count && subtreeEnds[low].stage == stage ? subtreeEnds[low].end : 0
+            return low < subtreeEnds.count && subtreeEnds[low].stage == stage ? subtreeEnds[low].end : nil
         }
         /// Objects made for this walk only, which its stages point at: tables of
         /// stages with only group interceptors, boxed delivery modes.
