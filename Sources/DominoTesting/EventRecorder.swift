@@ -131,11 +131,12 @@ public final class EventRecorder: @unchecked Sendable {
     /// about the walks `body` made on this task, without touching the global sink or
     /// other tests' nodes.
     ///
-    /// Trace the posting node for the walk's start and end, and the nodes whose
-    /// deliveries you want to see.
+    /// Tracing the posting node traces its whole walk: its start and end, and what
+    /// happens at every node it reaches. Trace other nodes to see what happens at
+    /// them in walks that start elsewhere.
     ///
     /// ```swift
-    /// let trace = EventRecorder.trace(tracing: [contentNode, containerNode]) {
+    /// let trace = EventRecorder.trace(tracing: [contentNode]) {
     ///     contentNode.post(ContentDidScroll(offset: 10))
     /// }
     /// #expect(trace.map(\.kind) == [.posted, .delivered, .stopped(.interceptor)])

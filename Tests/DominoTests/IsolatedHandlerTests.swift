@@ -281,7 +281,9 @@ struct IsolatedHandlerTests {
         #expect(result.nodesVisited == 2)
     }
 
-    @Test @MainActor func backgroundPostNeverReadsAMainThreadOnlyResponderOffTheMainThread() async {
+    @Test @MainActor func backgroundPostNeverReadsAMainThreadOnlyResponderOffTheMainThread() {
+        // Synchronous, holding the main actor throughout: a walk down on the main
+        // thread in another test reads every chain, this one's too.
         // coordinator (any thread, node) > screen (main thread only, no node) > application (node)
         let application = SimApplication("app")
         let screen = MainOnlyScreen()
@@ -290,16 +292,16 @@ struct IsolatedHandlerTests {
         let coordinatorNode = DominoNode(label: "coordinator", responder: coordinator)
         let log = Log<String>()
         application.dominoNode.subscribe(Ping.self, on: .postingThread) { _ in log.append("app") }
-        func postInBackground() async -> PostResult {
-            await Task.detached { coordinatorNode.post(Ping(value: 1)) }.value
+        func postInBackground() -> PostResult {
+            onAnotherThread { coordinatorNode.post(Ping(value: 1)) }
         }
         // Before any main-thread read, a background post cannot pass the screen.
-        #expect(await postInBackground().deliveries == 0)
+        #expect(postInBackground().deliveries == 0)
         // A main-thread post reads the screen's link and reaches the application.
         #expect(coordinatorNode.post(Ping(value: 2)).deliveries == 1)
         // Later background posts follow the links read there.
-        #expect(await postInBackground().deliveries == 1)
-        #expect(await postInBackground().deliveries == 1)
+        #expect(postInBackground().deliveries == 1)
+        #expect(postInBackground().deliveries == 1)
         #expect(log.entries == ["app", "app", "app"])
         #expect(!screen.reads.entries.isEmpty)
         #expect(screen.reads.entries.allSatisfy { $0 }, "nextDominoResponder was read off the main thread")

@@ -88,7 +88,9 @@ import DominoTesting
         #expect(screen.button.dominoNode.responderSuccessor === other.dominoNode)
     }
 
-    @Test func postFromAnotherThreadFollowsTheLinksLastReadOnTheMainThread() async {
+    @Test func postFromAnotherThreadFollowsTheLinksLastReadOnTheMainThread() {
+        // Synchronous, holding the main actor throughout: a walk down on the main
+        // thread in another test reads every chain, this one's too.
         let screen = Screen()
         let other = SimViewController("other")
         screen.root.addChild(other, into: screen.root.view)
@@ -96,17 +98,17 @@ import DominoTesting
         recorder.record(Ping.self, at: screen.content.dominoNode)
         recorder.record(Ping.self, at: other.dominoNode)
         let button = screen.button.dominoNode
-        func postInBackground(_ value: Int) async -> PostResult {
-            await Task.detached { button.post(Ping(value: value)) }.value
+        func postInBackground(_ value: Int) -> PostResult {
+            onAnotherThread { button.post(Ping(value: value)) }
         }
         // The chain was never read on the main thread: there is no link to follow yet.
-        #expect(await postInBackground(1).deliveries == 0)
+        #expect(postInBackground(1).deliveries == 0)
         button.refreshResponderChain()                       // read on the main thread
-        #expect(await postInBackground(2).deliveries == 1)   // content
+        #expect(postInBackground(2).deliveries == 1)         // content
         other.view.addSubview(screen.button)                 // moved, not read again yet
-        #expect(await postInBackground(3).deliveries == 1)   // still content: the last read
+        #expect(postInBackground(3).deliveries == 1)         // still content: the last read
         button.post(Ping(value: 4))                          // a main-thread post reads it
-        #expect(await postInBackground(5).deliveries == 1)   // other
+        #expect(postInBackground(5).deliveries == 1)         // other
         #expect(recorder.values(of: Ping.self).map(\.value) == [2, 3, 4, 5])
         #expect(recorder.nodes == ["content", "content", "other", "other"])
     }
@@ -196,6 +198,63 @@ import DominoTesting
             #expect(result.nodesVisited == 1)
         }
         #expect(diagnostics.map(\.code) == [.responderChainTooLong])
+    }
+
+    // MARK: Walks down the chain
+
+    @Test func broadcastBeforeAnythingWasPostedReachesEveryResponderNodeBelow() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        let nodes = [screen.window, screen.root, screen.content, screen.card, screen.button].map(\.dominoNode)
+        recorder.record(Ping.self, at: nodes)
+        let result = screen.window.dominoNode.broadcast(Ping(value: 1))
+        #expect(recorder.nodes == ["window", "root", "content", "card", "button"])
+        #expect(result.nodesVisited == 5)
+    }
+
+    @Test func broadcastFollowsAViewMovedSinceItLastPosted() {
+        let screen = Screen()
+        let other = SimViewController("other")
+        screen.root.addChild(other, into: screen.root.view)
+        let content = screen.content.dominoNode, otherNode = other.dominoNode
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        screen.button.dominoNode.post(Ping(value: 1))     // its chain leads to content
+        other.view.addSubview(screen.button)             // moved; nothing posted since
+        content.broadcast(Ping(value: 2))
+        otherNode.broadcast(Ping(value: 3))
+        #expect(recorder.values(of: Ping.self).map(\.value) == [1, 3])
+    }
+
+    @Test func raiseBeforeAnythingWasPostedReachesEveryResponderNodeOfTheTree() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [screen.card.dominoNode, screen.button.dominoNode])
+        _ = screen.application.dominoNode
+        screen.content.dominoNode.raise(Ping(value: 1))
+        // Up to the application, then down to every node, the button's sibling chain included.
+        #expect(recorder.nodes == ["card", "button"])
+    }
+
+    @Test func deliveryToTheDeepestSubscriberFindsResponderNodesNeverPostedFrom() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [screen.content.dominoNode, screen.button.dominoNode])
+        screen.window.dominoNode.deliverToDeepestSubscriber(Ping(value: 1))
+        #expect(recorder.nodes == ["button"])
+    }
+
+    @Test func broadcastFromAnotherThreadFollowsTheLinksLastReadOnTheMainThread() {
+        // Synchronous, holding the main actor (see the test of posts above).
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [screen.window.dominoNode, screen.root.dominoNode])
+        let window = screen.window.dominoNode
+        // Never read on the main thread: the window does not know its followers yet.
+        #expect(onAnotherThread { window.broadcast(Ping(value: 1)) }.deliveries == 1)
+        window.broadcast(Ping(value: 2))                  // reads every chain, here
+        #expect(onAnotherThread { window.broadcast(Ping(value: 3)) }.deliveries == 2)
+        #expect(recorder.nodes == ["window", "window", "root", "window", "root"])
     }
 
     @Test func chainLeadingBackBelowANodeIsVisitedOnce() {

@@ -224,6 +224,55 @@ struct TreeTests {
         #expect(recorder.nodes == ["root", "a", "a1", "a2"])
     }
 
+    @Test func raiseInACycleWithoutARootTurnsDownAtTheRaisingNodesOutermostAncestor() {
+        let a = DominoNode(label: "a"), b = DominoNode(label: "b")
+        let diagnostics = Diagnostics.capture {
+            a.mount(at: b)
+            b.mount(at: a)
+        }
+        #expect(diagnostics.map(\.code) == [.mountCycle])
+        let log = Log<String>()
+        for node in [a, b] {
+            let label = node.label!
+            node.subscribe(Ping.self, phase: .raise, on: .postingThread) { _ in log.append("raise:\(label)") }
+            node.subscribe(Ping.self, on: .postingThread) { _ in log.append("down:\(label)") }
+        }
+        let result = a.raise(Ping(value: 1))
+        #expect(log.entries == ["raise:a", "raise:b", "down:b", "down:a"])
+        #expect(result.deliveries == 4)
+    }
+
+    @Test func raiseTurnsDownAtEachRootAndAtEachRootlessCycleOfTheRoute() {
+        // leaf > [root, b]; b and c are mounted at each other, with no way further up.
+        let leaf = DominoNode(label: "leaf"), root = DominoNode(label: "root")
+        let b = DominoNode(label: "b"), c = DominoNode(label: "c")
+        leaf.mount(at: root)
+        leaf.mount(at: b)
+        Diagnostics.capture {
+            b.mount(at: c)
+            c.mount(at: b)
+        }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [leaf, root, b, c])
+        leaf.raise(Ping(value: 1))
+        // The route is leaf, root, b, c: down from root, then from c (the cycle's last).
+        #expect(recorder.nodes == ["root", "leaf", "c", "b"])
+    }
+
+    @Test func raiseThroughACycleWithAWayFurtherUpTurnsDownAtTheRootOnly() {
+        // a > b; b and c are mounted at each other; c is also mounted at root.
+        let a = DominoNode(label: "a"), b = DominoNode(label: "b")
+        let c = DominoNode(label: "c"), root = DominoNode(label: "root")
+        a.mount(at: b)
+        b.mount(at: c)
+        c.mount(at: root)
+        Diagnostics.capture { c.mount(at: b) }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [a, b, c, root])
+        a.raise(Ping(value: 1))
+        #expect(recorder.nodes == ["root", "c", "b", "a"])
+    }
+
     @Test func raiseOfANamedEventRunsBothStages() {
         let tree = Tree()
         let log = Log<String>()

@@ -121,7 +121,7 @@ extension DominoNode {
                     }
                 }
                 if let answer {
-                    if stage.traced || plan.originTraced {
+                    if stage.traced {
                         Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
                     }
                     return answer

@@ -8,9 +8,11 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
         case broadcast
         /// The event was raised at `node` (up to the roots, then down every tree).
         case raised
-        /// A subscriber at `node` received the event on the posting thread.
+        /// A subscriber or protocol target at `node` received the event on the
+        /// posting thread.
         case delivered
-        /// A subscriber at `node` was handed the event on another thread or queue.
+        /// A subscriber at `node` was handed the event on another thread or queue, or
+        /// enqueued on its actor.
         case scheduled
         /// A reformer at `node` rewrote the value; `from` and `to` describe it.
         case reformed(from: String, to: String)
@@ -68,11 +70,14 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
 /// Domino's debug mode: structured records of where events go.
 ///
 /// Turn tracing on for one node (``DominoNode/isTracing``) or for all of them
-/// (``Tracing/isEnabledForAllNodes``). Records go to one global sink,
-/// ``defaultSink(_:)`` unless ``setSink(_:)`` replaces it: the unified log on Apple
-/// platforms, one printed line per record elsewhere. A traced post or request is also
-/// a signpost interval, which Instruments shows (see the article Debugging and
-/// tracing). When tracing is off, a post pays one flag test per node that has
+/// (``Tracing/isEnabledForAllNodes``). A traced node reports every walk that starts
+/// there in full, up or down the graph, whether or not the nodes it reaches are
+/// traced; of the walks that start elsewhere it reports what happens at it
+/// (delivered, scheduled, reformed, stopped, answered). Records go to one global
+/// sink, ``defaultSink(_:)`` unless ``setSink(_:)`` replaces it: the unified log on
+/// Apple platforms, one printed line per record elsewhere. A traced post or request
+/// is also a signpost interval, which Instruments shows (see the article Debugging
+/// and tracing). When tracing is off, a post pays one flag test per node that has
 /// handlers, nothing else.
 ///
 /// ```swift

@@ -30,7 +30,14 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
     public let scheduled: Int
     /// Handlers that ran before the post returned, on the posting thread.
     public var ran: Int { deliveries - scheduled }
-    /// Nodes on the route that the walk reached, the posting node included.
+    /// Nodes the walk reached, the starting node included: the whole route (or
+    /// subtree) when nothing stopped it, else the nodes up to the one where it
+    /// stopped (for a capture-phase stop, from the outermost node down to it).
+    ///
+    /// A broadcast leaves out the subtrees that interceptors kept the event out of,
+    /// and the nodes after a consuming stop in pre-order; a raise counts its way up
+    /// and then its way down, so a node on both counts twice. A delivery to the
+    /// deepest subscriber counts every node it searched.
     public let nodesVisited: Int
     /// Why the walk stopped early, or nil when it went the whole route.
     public let stopReason: StopReason?

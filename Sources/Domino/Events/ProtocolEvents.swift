@@ -247,18 +247,18 @@ extension DominoNode {
                 }
                 calls += 1
                 let answer = call(target)
-                if !event.returnsValue, stage.traced || plan.originTraced {
+                if !event.returnsValue, stage.traced {
                     Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
                 }
                 if let answer {
-                    if stage.traced || plan.originTraced {
+                    if stage.traced {
                         Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: event.description, node: stage.nodeName))
                     }
-                    return (answer, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil))
+                    return (answer, PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: nil, stoppedAt: nil))
                 }
             }
             if Self.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
-                return (nil, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: .interceptor, stoppedAt: stage.nodeName))
+                return (nil, PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: .interceptor, stoppedAt: stage.nodeName))
             }
         }
         if event.returnsValue {

@@ -24,6 +24,14 @@ extension DominoNode {
     /// ```swift
     /// rootNode.broadcast(ThemeDidChange(theme: .dark))
     /// ```
+    ///
+    /// A node knows where its own responder chain leads, never which nodes lead to
+    /// it, so a broadcast first reads the chain of every responder node (see
+    /// ``DominoResponder``): on the main thread, it reaches every responder node whose
+    /// chain leads here now, posted from or not. From another thread it reads only
+    /// the chains that may be read there, and follows the others as last read on the
+    /// main thread (by a post, a broadcast or ``refreshResponderChain()`` there).
+    /// Raise and ``deliverToDeepestSubscriber(_:)`` do the same.
     @discardableResult
     public func broadcast<E: Event>(_ event: E) -> PostResult {
         deliverDown(event, key: .of(E.self), raising: false)
@@ -39,6 +47,11 @@ extension DominoNode {
     /// the route up to the root(s); then the event propagates from each root down to
     /// every node of its tree, where the default-phase handlers run. Any handler can
     /// consume it with ``Propagation/stop()``.
+    ///
+    /// A cycle of the route with no way further up (`a` mounted at `b` and `b` at
+    /// `a`) has no root: the event turns down there from the cycle's node that comes
+    /// last on the route, the raising node's outermost ancestor in that cycle. (The
+    /// mount that closed the cycle was reported as ``Diagnostic/Code/mountCycle``.)
     ///
     /// ```swift
     /// appNode.subscribe(SessionDidExpire.self, phase: .raise) { _, propagation in
@@ -87,9 +100,15 @@ extension DominoNode {
         // The stages on the path from the root to the node being visited. Every
         // visited node pops the ones that are not its ancestors, stage or not.
         var open: [(depth: Int, stage: Int)] = []
+        // The same for the stages that may intercept, by their entry in `subtreeEnds`.
+        var openEnds: [(depth: Int, entry: Int)] = []
         Route.walkDown(from: roots, visited: &visited) { node, depth in
             plan.nodesVisited += 1
             while let last = open.last, last.depth >= depth { open.removeLast() }
+            while let last = openEnds.last, last.depth >= depth {
+                extras.subtreeEnds[last.entry].end = plan.nodesVisited - 1
+                openEnds.removeLast()
+            }
             if !groupsExist && node.slotFilter & filterBit == 0 { return }
             // Indices rather than table references: each reference held here would
             // cost a retain and a release per node.
@@ -105,8 +124,13 @@ extension DominoNode {
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
             open.append((depth, plan.stages.count - 1))
+            if groupsIndex >= 0 || !node.slots[tableIndex].table.interceptors.isEmpty {
+                openEnds.append((depth, extras.subtreeEnds.count))
+                extras.subtreeEnds.append((plan.stages.count - 1, plan.nodesVisited))     // until its subtree closes
+            }
             if groupsIndex >= 0 { plan.addGroups(node.slots[groupsIndex].table) }
         }
+        for (_, entry) in openEnds { extras.subtreeEnds[entry].end = plan.nodesVisited }
     }
 
     func deliverDown<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool) -> PostResult {
@@ -116,15 +140,18 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
-        if raising, graphLock.withShared({ ResponderRegistry.exist }) { refreshResponderChain() }
+        // A node knows where its own responder chain leads, never who follows it: read
+        // every chain, so that the walk down finds the followers it has not met yet.
+        Self.refreshEveryResponderChain()
 
         var up = Plan()
         var down = Plan()
         up.writes = thread.pointee.writes
         down.writes = up.writes
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll
-        down.originTraced = traceAll || tracingFlag
+        // A traced origin traces every stage, up and down.
+        let traceAll = GraphSettings.traceAll || tracingFlag
+        down.originTraced = traceAll
         var roots = [NodeLink(self)]
         if raising {
             roots = []
@@ -139,6 +166,9 @@ extension DominoNode {
                     roots.append(NodeLink(node))
                 }
             }
+            // A cycle with no way further up has no root: it turns down from its node
+            // last on the route (see `Route.tops`).
+            if Route.graphMayHaveCycles { roots = Route.tops(from: self) }
         }
         Self.collectDown(key, from: roots, into: &down, traceAll: traceAll)
         up.pinIfBorrowing(thread.pointee.stripe)
@@ -156,10 +186,17 @@ extension DominoNode {
         var stoppedAt: String?
         defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
-        func stopped(_ stop: Propagation.Stop, at stage: Stage) {
+        // The nodes the walk reached: the way up (for a raise), then the way down but
+        // for the subtrees that interceptors kept the event out of, unless a stop
+        // ends it before.
+        var reached = 0
+        var keptOut = 0
+
+        func stopped(_ stop: Propagation.Stop, at stage: Stage, reached nodes: Int) {
             stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
             stoppedAt = stage.nodeName
-            if stage.traced || down.originTraced {
+            reached = nodes
+            if stage.traced {
                 Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
             }
         }
@@ -169,7 +206,7 @@ extension DominoNode {
             let stage = up.stages[index]
             let propagation = Self.notify(value, at: stage, writes: up.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
-                stopped(stop, at: stage)
+                stopped(stop, at: stage, reached: stage.position)
                 break
             }
         }
@@ -198,21 +235,24 @@ extension DominoNode {
             }
             let propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
             if let stop = propagation.requestedStop {
-                stopped(stop, at: stage)
+                stopped(stop, at: stage, reached: up.nodesVisited + stage.position - keptOut)
                 break
             }
             if !stage.table.interceptors.isEmpty || down.hasGroups, Self.intercepts(current, at: index, of: down) {
                 intercepted[index] = true
-                if stage.traced || down.originTraced {
+                // Its subtree: in pre-order, the places after it up to its end.
+                keptOut += (down.extras?.subtreeEnd(of: index) ?? stage.position) - stage.position
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
                 }
             }
         }
+        if stopReason == nil { reached = up.nodesVisited + down.nodesVisited - keptOut }
 
         if deliveries == 0 && down.originTraced && stopReason == nil {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: up.nodesVisited + down.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     private func deliverToDeepest<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
@@ -221,11 +261,12 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
+        Self.refreshEveryResponderChain()
 
         var plan = Plan()
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll
-        plan.originTraced = traceAll || tracingFlag
+        let traceAll = GraphSettings.traceAll || tracingFlag
+        plan.originTraced = traceAll
         var visited = Set<NodeLink>()
         Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in
             plan.nodesVisited += 1
@@ -268,7 +309,7 @@ extension DominoNode {
                         continue
                     }
                     if !receiver.hopsToActor { scheduled = 0 }
-                    if stage.traced { Tracing.emit(TraceRecord(kind: .delivered, event: eventName, node: stage.nodeName)) }
+                    if stage.traced { Tracing.emit(TraceRecord(kind: scheduled == 0 ? .delivered : .scheduled, event: eventName, node: stage.nodeName)) }
                 } else {
                     Self.schedule(value, to: receiver, mode: mode, stage: stage)
                     if stage.traced { Tracing.emit(TraceRecord(kind: .scheduled, event: eventName, node: stage.nodeName)) }

@@ -24,8 +24,11 @@ struct Stage {
     /// The node's mode, else the global default (what subscribers that name none
     /// get): the mode itself when it has no queue, else a box the plan keeps alive.
     private let mode: Mode
-    let deliveryIsPostingThread: Bool
-    let traced: Bool
+    /// Two flags and the node's place, packed so that a stage is no bigger than two
+    /// flags made it (measured: a separate place field cost a post 10 to 30
+    /// instructions): bit 0 `deliveryIsPostingThread`, bit 1 `traced`, the rest
+    /// `position`.
+    private let bits: UInt32
 
     enum Mode {
         case mainThread
@@ -34,12 +37,26 @@ struct Stage {
         case boxed(Unmanaged<DeliveryBox>)
     }
 
-    init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool) {
+    init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool, position: Int) {
         self.handlers = handlers
         self.mode = mode
-        if case .postingThread = mode { deliveryIsPostingThread = true } else { deliveryIsPostingThread = false }
-        self.traced = traced
+        var bits: UInt32 = traced ? 2 : 0
+        if case .postingThread = mode { bits |= 1 }
+        // A walk of a billion nodes cannot fit in memory.
+        self.bits = bits | UInt32(truncatingIfNeeded: position) << 2
     }
+
+    /// True when the node's mode is `.postingThread`.
+    var deliveryIsPostingThread: Bool { bits & 1 != 0 }
+
+    /// True when the walk reports what happens here: the node is traced, or the
+    /// walk's starting node is (or every node is).
+    var traced: Bool { bits & 2 != 0 }
+
+    /// The node's place in the walk, counting from 1: on the route for walks up, in
+    /// pre-order for walks down. What `PostResult.nodesVisited` reports when the walk
+    /// stops here.
+    var position: Int { Int(bits >> 2) }
 
     /// The node's mode, else the global default.
     var delivery: DeliveryMode {
@@ -114,6 +131,22 @@ struct Plan: ~Copyable {
         /// For walks down: each stage's nearest ancestor stage in the walk's tree, or
         /// -1 (what it inherits reformed values and interceptions from).
         @exclusivity(unchecked) var ancestors: ContiguousArray<Int> = []
+        /// For walks down: for each stage that may intercept, in stage order, the
+        /// place (`Stage.position`) of the last node of its subtree in the walk, which
+        /// an interceptor there keeps the event out of. (Only those stages: tracking
+        /// every stage cost a broadcast 55 instructions per node.)
+        @exclusivity(unchecked) var subtreeEnds: ContiguousArray<(stage: Int, end: Int)> = []
+
+        /// The place of the last node of the subtree of `stage`, or nil for a stage
+        /// that cannot intercept. A binary search: `subtreeEnds` is in stage order.
+        func subtreeEnd(of stage: Int) -> Int? {
+            var low = 0, high = subtreeEnds.count
+            while low < high {
+                let middle = (low + high) / 2
+                if subtreeEnds[middle].stage < stage { low = middle + 1 } else { high = middle }
+            }
+            return low < subtreeEnds.count && subtreeEnds[low].stage == stage ? subtreeEnds[low].end : nil
+        }
         /// Objects made for this walk only, which its stages point at: tables of
         /// stages with only group interceptors, boxed delivery modes.
         @exclusivity(unchecked) var owned: ContiguousArray<AnyObject> = []
@@ -136,7 +169,11 @@ struct Plan: ~Copyable {
 
     /// True when the stages have group interceptors to consult.
     var hasGroups: Bool { extras.map { !$0.groups.isEmpty } ?? false }
+    /// The nodes collected along: the whole route (or subtree), whether or not the
+    /// walk gets that far.
     var nodesVisited = 0
+    /// True when the walk's starting node is traced, or every node is: then every
+    /// stage is traced too, and the walk reports its start and its end.
     var originTraced = false
     var strictRequests = false
     /// The thread's `writes` when the plan was collected.
@@ -176,14 +213,18 @@ struct Plan: ~Copyable {
         return table
     }
 
-    /// The stage of `table` at `node`. Lock held.
+    /// The stage of `table` at `node`, the walk's latest node (`nodesVisited`). Lock
+    /// held.
     ///
     /// The table comes unmanaged: passed as a reference, it is loaded from a node's
     /// slots across a call that mutates the plan, so the compiler retains it (the
     /// contended scenario lost its scaling to that one retain).
+    ///
+    /// - Parameter traceAll: True when every stage is traced: the walk's starting
+    ///   node is traced, or every node is (`originTraced`).
     @inline(__always)
     mutating func stage(_ table: Unmanaged<HandlerTable>, at node: DominoNode, traceAll: Bool) -> Stage {
-        Stage(handlers: table, mode: mode(at: node), traced: traceAll || node.tracingFlag)
+        Stage(handlers: table, mode: mode(at: node), traced: traceAll || node.tracingFlag, position: nodesVisited)
     }
 
     /// Appends the stage of `table` at `node`. Lock held.
@@ -255,8 +296,10 @@ extension DominoNode {
     /// The walk of `collect`. Shared lock held.
     @inline(__always)
     func collectLocked(_ key: SlotKey, into plan: inout Plan) {
-        let traceAll = GraphSettings.traceAll
-        plan.originTraced = traceAll || tracingFlag
+        // A traced origin traces every stage of its walk (Domino's debug mode logs
+        // when either end is in debug mode).
+        let traceAll = GraphSettings.traceAll || tracingFlag
+        plan.originTraced = traceAll
         plan.strictRequests = GraphSettings.strictRequests
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
         let filterBit = key.filterBit
@@ -351,6 +394,8 @@ extension DominoNode {
         var stopReason: PostResult.StopReason?
         var stoppedAt: String?
         var orphans: [Subscription] = []
+        // The nodes the walk reached: the whole route unless something stops it.
+        var reached = plan.nodesVisited
 
         // The capture phase: outermost first, down to the posting node.
         if let captures = plan.extras?.captures, !captures.isEmpty {
@@ -359,7 +404,9 @@ extension DominoNode {
             if let stop = propagation.requestedStop {
                 stopReason = stop == .immediately ? .subscriberImmediately : .subscriber
                 stoppedAt = stage.nodeName
-                if stage.traced || plan.originTraced {
+                // From the outermost node down to this one.
+                reached = plan.nodesVisited - stage.position + 1
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(stopReason!), event: eventName, node: stage.nodeName))
                 }
                 break
@@ -384,7 +431,8 @@ extension DominoNode {
                 stoppedAt = stage.nodeName
             }
             if let stopReason {
-                if stage.traced || plan.originTraced {
+                reached = stage.position
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
                 }
                 break stages
@@ -399,7 +447,7 @@ extension DominoNode {
             Signposts.end(.post, id: ThreadState.signpostID(thread), result.description)
         }
         if !orphans.isEmpty { Self.purge(orphans) }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else
@@ -431,7 +479,8 @@ extension DominoNode {
                         deliveries += 1
                         if receiver.hopsToActor { scheduled += 1 }
                         if stage.traced {
-                            Tracing.emit(TraceRecord(kind: .delivered, event: eventName(), node: stage.nodeName))
+                            // An actor's handler was only enqueued on its actor.
+                            Tracing.emit(TraceRecord(kind: receiver.hopsToActor ? .scheduled : .delivered, event: eventName(), node: stage.nodeName))
                         }
                     } else {
                         keep(handler, in: &orphans)
@@ -554,7 +603,7 @@ extension DominoNode {
                 }
             }
             if let answer {
-                if stage.traced || plan.originTraced {
+                if stage.traced {
                     Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: eventName, node: stage.nodeName))
                     if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "answered at \(stage.nodeName)") }
                 }
@@ -590,7 +639,7 @@ extension DominoNode {
     static func requestIntercepted<Payload: Sendable>(_ value: Payload, at index: Int, of plan: borrowing Plan, eventName: @autoclosure () -> String) -> Bool {
         guard intercepts(value, at: index, of: plan) else { return false }
         let stage = plan.stages[index]
-        if stage.traced || plan.originTraced {
+        if stage.traced {
             Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName(), node: stage.nodeName))
         }
         return true

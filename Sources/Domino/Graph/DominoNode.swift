@@ -84,8 +84,23 @@ public final class DominoNode: @unchecked Sendable {
 
     // MARK: Settings
 
-    /// When true, posts and requests that start at or reach this node report
-    /// ``TraceRecord``s to the ``Tracing`` sink (Domino's debug mode, per node).
+    /// When true, this node reports ``TraceRecord``s to the ``Tracing`` sink
+    /// (Domino's debug mode, per node), as Domino logs when either end of an event is
+    /// in debug mode:
+    ///
+    /// - every walk that starts here (a post, a request, sync or awaited, a named or
+    ///   protocol event, a broadcast, a raise, a delivery to the deepest subscriber)
+    ///   is traced whole: its start, what happens at every node it reaches (on any
+    ///   node, traced or not), and `unhandled` or `unanswered` at its end;
+    /// - a walk that starts elsewhere reports only what happens at this node:
+    ///   `delivered`, `scheduled`, `reformed`, `stopped` and `answered`.
+    ///
+    /// ```swift
+    /// contentNode.isTracing = true
+    /// contentNode.post(ContentDidLoad(itemCount: 12))
+    /// // [Domino] post ContentDidLoad at content
+    /// // [Domino]   -> ContentDidLoad delivered at container
+    /// ```
     public var isTracing: Bool {
         get { graphLock.withShared { tracingFlag } }
         set { graphLock.withExclusive { _ in tracingFlag = newValue } }

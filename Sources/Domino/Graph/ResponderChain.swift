@@ -79,6 +79,10 @@ final class ResponderLink: @unchecked Sendable {
     @exclusivity(unchecked) var successor: NodeLink?
     /// The nodes whose successor is this node (responder-chain children).
     @exclusivity(unchecked) var followers = NodeList()
+    /// The order in which the node was created among responder nodes, so that
+    /// `refreshEveryResponderChain` resolves them, and appends them to followers,
+    /// in a stable order. Set once, under the exclusive lock.
+    @exclusivity(unchecked) var registration = 0
 
     init(host: any DominoResponder) {
         self.host = host
@@ -96,6 +100,8 @@ enum ResponderRegistry {
     /// Bumped under the exclusive lock whenever a successor link changes, so that a
     /// walk can tell whether the links it collected along are still the current ones.
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
+    /// How many responder nodes were created (see `ResponderLink.registration`).
+    @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
 }
 
 extension DominoNode {
@@ -108,6 +114,8 @@ extension DominoNode {
     func registerLocked(responder link: ResponderLink) {
         ResponderRegistry.nodes[link.hostID] = NodeLink(self)
         ResponderRegistry.exist = true
+        ResponderRegistry.registrations += 1
+        link.registration = ResponderRegistry.registrations
     }
 
     /// Unlinks this node from the responder chain in its deinit. Exclusive lock held.
@@ -124,15 +132,16 @@ extension DominoNode {
 
     /// The node the responder chain leads to from here, as last resolved.
     ///
-    /// Resolved again by every post that passes this node, and by
-    /// ``refreshResponderChain()``.
+    /// Resolved again by every post that passes this node, by every broadcast, raise
+    /// and delivery to the deepest subscriber, and by ``refreshResponderChain()``.
     public var responderSuccessor: DominoNode? {
         graphLock.withShared { responderLink?.successor?.retainIfAlive() }
     }
 
     /// Reads the responder chain from this node up now, so that inspection
     /// (``children`` of the nodes above, ``route``) reflects it before anything is
-    /// posted. Posts do this on their own.
+    /// posted. Posts do this on their own, and walks down (broadcast, raise) read
+    /// every responder node's chain.
     public func refreshResponderChain() {
         var refreshed: [ObjectIdentifier] = []
         while true {
@@ -141,6 +150,28 @@ extension DominoNode {
             }
             if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: seen) { return }
         }
+    }
+
+    /// Reads the responder chain of every responder node, for a walk down: a node
+    /// knows where its own chain leads, never which nodes lead to it, so a walk down
+    /// can only find the followers whose chain was read. Costs one read per responder
+    /// node that exists, whatever the size of the subtree; nothing in programs
+    /// without responder nodes.
+    ///
+    /// Chains read on the main thread only are read when this runs there; elsewhere
+    /// their links stay as last read on the main thread, as for posts.
+    static func refreshEveryResponderChain() {
+        let nodes = graphLock.withShared { () -> [(registration: Int, node: DominoNode)] in
+            guard ResponderRegistry.exist else { return [] }
+            return ResponderRegistry.nodes.values.compactMap { link in
+                link.retainIfAlive().map { ($0.responderLink?.registration ?? 0, $0) }
+            }
+        }
+        if nodes.isEmpty { return }
+        // Creation order, so that followers newly found are appended in a stable order.
+        let ordered = nodes.sorted { $0.registration < $1.registration }.map(\.node)
+        var refreshed: [ObjectIdentifier] = []
+        _ = refresh(ordered, into: &refreshed, collectedAt: 0)
     }
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so

@@ -88,6 +88,71 @@ enum Route {
         }
     }
 
+    /// Where a raise from `start` turns down: each node of the route with no way
+    /// further up (a root), and, for each cycle of the route with no way out further
+    /// up, the node of that cycle that comes last on the route; in route order. Lock
+    /// held.
+    ///
+    /// These are the route's strongly connected components that no link leaves
+    /// (Tarjan's algorithm, iterative, linear in the route): without cycles, exactly
+    /// its roots. Only graphs that may have cycles need it.
+    static func tops(from start: DominoNode) -> [NodeLink] {
+        var place: [NodeLink: Int] = [:]       // route order, from 0
+        var links: [NodeLink] = []
+        var ups: [[NodeLink]] = []             // by place: the successor, then the parents
+        var low: [Int] = []
+        var component: [Int] = []              // by place: the component's first place, or -1
+        var stack: [Int] = []
+        var frames: [(place: Int, next: Int)] = []
+        var tops: [Int] = []
+
+        func open(_ link: NodeLink) {
+            let index = links.count
+            place[link] = index
+            links.append(link)
+            ups.append(link.withNode { node in
+                var up: [NodeLink] = []
+                if let successor = node.responderLink?.successor { up.append(successor) }
+                up.append(contentsOf: node.parentLinks.links)
+                return up
+            })
+            low.append(index)
+            component.append(-1)
+            stack.append(index)
+            frames.append((index, 0))
+        }
+
+        open(NodeLink(start))
+        while let (node, next) = frames.last {
+            if next < ups[node].count {
+                frames[frames.count - 1].next += 1
+                let up = ups[node][next]
+                if let seen = place[up] {
+                    // Still on the stack (no component yet): part of this one.
+                    if component[seen] < 0 { low[node] = min(low[node], seen) }
+                } else {
+                    open(up)
+                }
+                continue
+            }
+            frames.removeLast()
+            if let caller = frames.last { low[caller.place] = min(low[caller.place], low[node]) }
+            guard low[node] == node else { continue }
+            // `node` closes a component: the stack down to it.
+            var members: [Int] = []
+            while let member = stack.popLast() {
+                component[member] = node
+                members.append(member)
+                if member == node { break }
+            }
+            let closed = members.allSatisfy { member in
+                ups[member].allSatisfy { up in place[up].map { component[$0] == node } ?? false }
+            }
+            if closed, let last = members.max() { tops.append(last) }
+        }
+        return tops.sorted().map { links[$0] }
+    }
+
     /// True when mounting `child` at `parent` would close a cycle, that is when
     /// `parent` is `child` or one of its descendants. Exclusive lock held.
     ///

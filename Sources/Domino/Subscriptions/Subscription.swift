@@ -65,9 +65,21 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// Ends the subscription.
     ///
     /// After `cancel()` returns, no post, request or delivery that starts afterwards
-    /// reaches the handler, on any thread. Deliveries already queued on another thread
-    /// or queue are dropped too. Calling it again, or from inside the handler itself,
-    /// is harmless.
+    /// reaches the handler, on any thread. A delivery already queued for the
+    /// handler's queue, thread or actor checks, when its turn comes, that the
+    /// subscription is still active, and is dropped if its turn comes after the
+    /// cancel.
+    ///
+    /// What `cancel()` does not stop is a call already under way on another thread:
+    /// a post that collected its handlers before the cancel, or a queued delivery
+    /// that made its check before it, may still call the handler, even just after
+    /// `cancel()` returns. It does not wait for them, because waiting for a handler
+    /// that is itself waiting for the cancelling thread would deadlock. Cancelled on
+    /// the serial queue or actor where the handler runs (the main thread for a
+    /// main-actor or ``DeliveryMode/mainThread`` handler), nothing can be under way
+    /// there: no call to the handler starts after `cancel()` returns.
+    ///
+    /// Calling it again, or from inside the handler itself, is harmless.
     public func cancel() {
         graphLock.withExclusive { graveyard in
             detachLocked(&graveyard)
