@@ -123,7 +123,7 @@ extension DominoNode {
         up.writes = thread.pointee.writes
         down.writes = up.writes
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll
+        let traceAll = Tracing.tracesAllNodes
         down.originTraced = traceAll || tracingFlag
         var roots = [NodeLink(self)]
         if raising {
@@ -224,7 +224,7 @@ extension DominoNode {
 
         var plan = Plan()
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll
+        let traceAll = Tracing.tracesAllNodes
         plan.originTraced = traceAll || tracingFlag
         var visited = Set<NodeLink>()
         Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in

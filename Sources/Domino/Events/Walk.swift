@@ -138,7 +138,6 @@ struct Plan: ~Copyable {
     var hasGroups: Bool { extras.map { !$0.groups.isEmpty } ?? false }
     var nodesVisited = 0
     var originTraced = false
-    var strictRequests = false
     /// The thread's `writes` when the plan was collected.
     var writes = 0
     /// The stripe this plan's walk pinned, or -1, and the parity it pinned.
@@ -196,7 +195,7 @@ struct Plan: ~Copyable {
     /// The delivery mode of `node`'s stages. Lock held.
     @inline(__always)
     private mutating func mode(at node: DominoNode) -> Stage.Mode {
-        switch node.deliveryOverride ?? GraphSettings.defaultDelivery {
+        switch node.deliveryOverride ?? DeliveryMode.defaultLocked {
         case .mainThread: return .mainThread
         case .background: return .background
         case .postingThread: return .postingThread
@@ -255,9 +254,8 @@ extension DominoNode {
     /// The walk of `collect`. Shared lock held.
     @inline(__always)
     func collectLocked(_ key: SlotKey, into plan: inout Plan) {
-        let traceAll = GraphSettings.traceAll
+        let traceAll = Tracing.tracesAllNodes
         plan.originTraced = traceAll || tracingFlag
-        plan.strictRequests = GraphSettings.strictRequests
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
         let filterBit = key.filterBit
         Route.walk(from: self) { node in
@@ -489,9 +487,9 @@ extension DominoNode {
                 return
             }
             if detached.isStopped {
-                Diagnostics.report(
+                Diagnostics.emit(
                     .stopIgnored,
-                    "A subscriber for \(receiver.handledName) at \(DominoNode.describe(label: label, id: nodeID)) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored."
+                    "A subscriber for \(receiver.handledName) at \(DominoNode.describe(label: label, id: nodeID)) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored. To stop events, subscribe with `on: .postingThread`, or from main-actor code and post on the main thread."
                 )
             }
         }
@@ -559,7 +557,7 @@ extension DominoNode {
             if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
         }
         if skippedAsync > 0 {
-            Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
+            Diagnostics.emit(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for. Await the request, or give it a synchronous responder.")
         }
         if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: nil) }
         wentUnanswered(eventName, plan: plan)
@@ -571,7 +569,7 @@ extension DominoNode {
     @inline(never)
     func reportSkippedElsewhere<R>(_ type: R.Type, _ count: Int, answeredAt node: String?) {
         let outcome = node.map { "was answered further up, at \($0)" } ?? "went unanswered"
-        Diagnostics.report(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and \(outcome), past \(count) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
+        Diagnostics.emit(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and \(outcome), past \(count) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
     }
 
     /// Runs the interceptors of stage `index` for a request; traces and returns true
@@ -591,8 +589,8 @@ extension DominoNode {
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unanswered, event: eventName(), node: description))
         }
-        if plan.strictRequests {
-            Diagnostics.report(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
+        if Diagnostics.reportsUnansweredRequests {
+            Diagnostics.emit(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer. Give it a responder on that route, or turn off reportsUnansweredRequests if nil is expected here.")
         }
     }
 }

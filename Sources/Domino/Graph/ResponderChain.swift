@@ -126,9 +126,13 @@ extension DominoNode {
     ///
     /// Resolved again by every post that passes this node, and by
     /// ``refreshResponderChain()``.
-    public var responderSuccessor: DominoNode? {
+    var resolvedSuccessor: DominoNode? {
         graphLock.withShared { responderLink?.successor?.retainIfAlive() }
     }
+
+    /// The node the responder chain leads to from here, as last resolved.
+    @available(*, deprecated, message: "Read the route instead: after refreshResponderChain(), the node the chain leads to comes right after this one")
+    public var responderSuccessor: DominoNode? { resolvedSuccessor }
 
     /// Reads the responder chain from this node up now, so that inspection
     /// (``children`` of the nodes above, ``route``) reflects it before anything is
@@ -196,9 +200,9 @@ extension DominoNode {
             }
             steps += 1
             if steps >= maximumResponderChainLength {
-                Diagnostics.report(
+                Diagnostics.emit(
                     .responderChainTooLong,
-                    "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there."
+                    "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there. Make nextDominoResponder reach nil or a responder with a node."
                 )
                 return .resolved(nil)
             }
@@ -242,7 +246,7 @@ extension DominoNode {
             return ResponderRegistry.generation
         }
         if closedCycle, let successor {
-            Diagnostics.report(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once.")
+            Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
         return installed
     }

@@ -30,7 +30,7 @@ struct SlotKey: Equatable, Sendable {
 
     /// The same event in another phase.
     func `in`(_ phase: Phase) -> SlotKey {
-        SlotKey(typeBits: (typeBits & ~Self.phaseMask) | UInt(phase.rawValue), eventName: eventName)
+        SlotKey(typeBits: (typeBits & ~Self.phaseMask) | UInt(phase.bits), eventName: eventName)
     }
 
     /// The key's bit in a node's `slotFilter`: one of 32, from the type's address
@@ -44,7 +44,7 @@ struct SlotKey: Equatable, Sendable {
     }
 
     /// The phase this key's handlers run in.
-    var phase: Phase { Phase(rawValue: UInt8(typeBits & Self.phaseMask)) ?? .bubble }
+    var phase: Phase { Phase(bits: UInt8(typeBits & Self.phaseMask)) ?? .bubble }
 
     /// The event name of a named-event key.
     var name: String? { eventName }
@@ -197,4 +197,34 @@ final class HandlerTable: Sendable {
 struct Slot {
     let key: SlotKey
     var table: HandlerTable
+    /// The slot's handlers bound to an object (an owner, a protocol target), by
+    /// that object's identity: what finds a second subscription of the same object
+    /// in one look-up, however many the slot holds. Only the first of duplicates
+    /// is indexed; a handler whose object deallocated stays until it is purged.
+    private var bound: [ObjectIdentifier: Subscription] = [:]
+
+    init(key: SlotKey, table: HandlerTable) {
+        self.key = key
+        self.table = table
+    }
+
+    /// Indexes `handler`, just added, under `object`; returns the active handler
+    /// already indexed there, if any (a duplicate, or a handler whose object
+    /// deallocated and whose address `object` reuses). Exclusive lock held.
+    mutating func indexBound(_ handler: Subscription, boundTo object: ObjectIdentifier) -> Subscription? {
+        if let earlier = bound[object], earlier.home != nil { return earlier }
+        bound[object] = handler
+        return nil
+    }
+
+    /// Removes `handler` from the index. Exclusive lock held.
+    mutating func unindexBound(_ handler: Subscription, boundTo object: ObjectIdentifier) {
+        if bound[object] === handler { bound[object] = nil }
+    }
+
+    /// Indexes `handler` in place of `earlier`, found stale. Exclusive lock held.
+    mutating func replaceBound(_ earlier: Subscription, with handler: Subscription) {
+        guard let object = handler.boundObject, bound[object] === earlier, handler.home != nil else { return }
+        bound[object] = handler
+    }
 }
