@@ -69,6 +69,7 @@ public enum DeliveryMode: Sendable {
     /// tasks it creates, but not for posts made later on a dispatch queue, another
     /// thread or a detached task. While any such scope runs, every post in the process
     /// reads the task-local value (a few dozen nanoseconds): a tool for tests.
+    @discardableResult
     public static func withDefault<Result>(_ mode: DeliveryMode, _ body: () throws -> Result) rethrows -> Result {
         enterScope(mode)
         defer { leaveScope() }
@@ -77,6 +78,7 @@ public enum DeliveryMode: Sendable {
 
     /// Runs the async `body` with `mode` as the ``default`` for the posts it makes on
     /// the current task, across its awaits.
+    @discardableResult
     public static func withDefault<Result>(
         _ mode: DeliveryMode,
         isolation: isolated (any Actor)? = #isolation,

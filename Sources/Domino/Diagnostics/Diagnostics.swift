@@ -227,6 +227,7 @@ public enum Diagnostics {
     ///
     /// Bursts are coalesced for `handler` as for the global handler, and a pending
     /// one is handed on before this returns.
+    @discardableResult
     public static func withHandler<Result>(
         _ handler: @escaping @Sendable (Diagnostic) -> Void,
         _ body: () throws -> Result
@@ -238,6 +239,7 @@ public enum Diagnostics {
 
     /// Runs the async `body` with `handler` receiving the diagnostics it raises on
     /// the current task, across its awaits, instead of the global handler.
+    @discardableResult
     public static func withHandler<Result>(
         _ handler: @escaping @Sendable (Diagnostic) -> Void,
         isolation: isolated (any Actor)? = #isolation,
@@ -268,6 +270,7 @@ public enum Diagnostics {
     ///     }
     /// }
     /// ```
+    @discardableResult
     public static func withUnansweredRequestsReported<Result>(
         _ isOn: Bool = true,
         _ body: () throws -> Result
@@ -277,6 +280,7 @@ public enum Diagnostics {
 
     /// Runs the async `body` with ``reportsUnansweredRequests`` set to `isOn` for
     /// the requests it makes on the current task, across its awaits.
+    @discardableResult
     public static func withUnansweredRequestsReported<Result>(
         _ isOn: Bool = true,
         isolation: isolated (any Actor)? = #isolation,

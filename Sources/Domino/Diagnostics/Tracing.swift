@@ -177,6 +177,7 @@ public enum Tracing {
     ///
     /// While any such scope runs, every post in the process reads the task-local
     /// value (a few dozen nanoseconds): a tool for tests and debugging sessions.
+    @discardableResult
     public static func withAllNodesTraced<Result>(_ isOn: Bool = true, _ body: () throws -> Result) rethrows -> Result {
         enterScope()
         defer { leaveScope() }
@@ -185,6 +186,7 @@ public enum Tracing {
 
     /// Runs the async `body` with every node traced (or not, with `false`) for the
     /// posts it makes on the current task, across its awaits.
+    @discardableResult
     public static func withAllNodesTraced<Result>(
         _ isOn: Bool = true,
         isolation: isolated (any Actor)? = #isolation,
