@@ -107,17 +107,21 @@ public enum DeliveryMode: Sendable {
         }
     }
 
-    /// The default for a walk starting now on this thread. Lock held.
-    ///
-    /// The process-wide value while no scope runs; the task-local is read only
-    /// while one does.
-    @inline(__always)
-    static var defaultLocked: DeliveryMode {
-        GraphSettings.defaultDelivery ?? scopedDefaultLocked()
+    /// What `GraphSettings.defaultDelivery` holds while a scope runs: a queue mode
+    /// no subscriber can name, which sends walks to the task-local default. A queue
+    /// mode, so that walks meet it only on the path they take for queues, and a
+    /// post pays nothing for scopes while none runs.
+    static let scopedDefaultMarker = DeliveryMode.queue(DispatchQueue(label: "domino.scoped-default"))
+
+    /// True for ``scopedDefaultMarker``.
+    var isScopedDefaultMarker: Bool {
+        guard case .queue(let queue) = self, case .queue(let marker) = Self.scopedDefaultMarker else { return false }
+        return queue === marker
     }
 
-    @inline(never)
-    private static func scopedDefaultLocked() -> DeliveryMode {
+    /// The default of a walk that met ``scopedDefaultMarker``: the scope's, else the
+    /// process-wide one. Lock held.
+    static func scopedDefaultLocked() -> DeliveryMode {
         scopedDefault ?? GraphSettings.processDefaultDelivery
     }
 }

@@ -288,10 +288,10 @@ enum GraphSettings {
     @exclusivity(unchecked) nonisolated(unsafe) static var traceAllNodes = false
     /// How many `Tracing.withAllNodesTraced` scopes run. Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var traceScopes = 0
-    /// What walks read for nodes without a mode: the process-wide default, or nil
-    /// while a `DeliveryMode.withDefault` scope runs (`DeliveryMode.defaultLocked`
-    /// then asks the scope). Guarded by `graphLock`.
-    @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode? = .postingThread
+    /// What walks read for nodes without a mode: the process-wide default, or, while
+    /// a `DeliveryMode.withDefault` scope runs, `DeliveryMode.scopedDefaultMarker`
+    /// (walks then ask the scope). Guarded by `graphLock`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .postingThread
     /// The process-wide `DeliveryMode.default`. Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var processDefaultDelivery: DeliveryMode = .postingThread
     /// How many `DeliveryMode.withDefault` scopes run. Guarded by `graphLock`.
@@ -312,6 +312,6 @@ enum GraphSettings {
 
     /// Recomputes `defaultDelivery`. Exclusive lock held.
     static func refreshDefaultDelivery() {
-        defaultDelivery = deliveryScopes > 0 ? nil : processDefaultDelivery
+        defaultDelivery = deliveryScopes > 0 ? DeliveryMode.scopedDefaultMarker : processDefaultDelivery
     }
 }

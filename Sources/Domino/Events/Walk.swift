@@ -195,7 +195,20 @@ struct Plan: ~Copyable {
     /// The delivery mode of `node`'s stages. Lock held.
     @inline(__always)
     private mutating func mode(at node: DominoNode) -> Stage.Mode {
-        switch node.deliveryOverride ?? DeliveryMode.defaultLocked {
+        switch node.deliveryOverride ?? GraphSettings.defaultDelivery {
+        case .mainThread: return .mainThread
+        case .background: return .background
+        case .postingThread: return .postingThread
+        case let mode: return queueMode(mode)
+        }
+    }
+
+    /// The stage mode of a mode with a queue, or of the scoped default when `mode`
+    /// is the marker that stands for it. Lock held.
+    @inline(never)
+    private mutating func queueMode(_ mode: DeliveryMode) -> Stage.Mode {
+        let mode = mode.isScopedDefaultMarker ? DeliveryMode.scopedDefaultLocked() : mode
+        switch mode {
         case .mainThread: return .mainThread
         case .background: return .background
         case .postingThread: return .postingThread
