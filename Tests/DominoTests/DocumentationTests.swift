@@ -40,6 +40,10 @@ struct DocumentationTests {
         #expect(blocks >= 14)
     }
 
+    @Test func scopedSettingsHoldInsideTheirBlockOnly() {
+        #expect(strictRequestsInOneTest(node: DominoNode(label: "scoped")) == [.unansweredRequest])
+    }
+
     @Test @MainActor func gettingStartedDeliversTheSelection() {
         #expect(gettingStarted() == [7])
     }

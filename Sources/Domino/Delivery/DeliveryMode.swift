@@ -34,7 +34,7 @@ public enum DeliveryMode: Sendable {
     /// The mode of subscriptions that name none, on nodes that name none.
     ///
     /// Starts as ``postingThread``. Changing it affects posts that start afterwards.
-    /// Inside ``withDefault(_:_:)-8f4k1`` the scoped mode applies instead, and
+    /// Inside `withDefault(_:_:)` the scoped mode applies instead, and
     /// reading this property returns it.
     public static var `default`: DeliveryMode {
         get { scopedDefault ?? graphLock.withShared { GraphSettings.processDefaultDelivery } }

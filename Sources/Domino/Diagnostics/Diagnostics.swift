@@ -170,14 +170,14 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 /// diagnostic (same code, same message) is reported again right after itself, the
 /// handler gets the first one at once, and then one diagnostic whose
 /// ``Diagnostic/repeats`` counts the others, when a different diagnostic comes, when
-/// the handler is replaced, when a ``withHandler(_:_:)-7j0c8`` scope ends, or after
+/// the handler is replaced, when a `withHandler(_:_:)` scope ends, or after
 /// every 1,000 repeats. ``capture(_:)-1oj64`` is not coalesced: it returns every
 /// diagnostic, as raised.
 ///
 /// ### Scoped settings
 ///
-/// ``withHandler(_:_:)-7j0c8``, ``capture(_:)-1oj64`` and
-/// ``withUnansweredRequestsReported(_:_:)-5gqvr`` set a value for the code they run,
+/// `withHandler(_:_:)`, ``capture(_:)-1oj64`` and
+/// `withUnansweredRequestsReported(_:_:)` set a value for the code they run,
 /// and win over the process-wide one there. The value is task-local: it holds on
 /// the calling thread or task and in the child tasks it creates, but not in code
 /// that runs later on a dispatch queue, another thread or a detached task.
@@ -253,7 +253,7 @@ public enum Diagnostics {
     /// When true, a request that nobody on its route answers is reported as
     /// ``Diagnostic/Code/unansweredRequest``. Off by default.
     ///
-    /// Inside ``withUnansweredRequestsReported(_:_:)-5gqvr`` the scoped value applies
+    /// Inside `withUnansweredRequestsReported(_:_:)` the scoped value applies
     /// instead, and reading this property returns it.
     public static var reportsUnansweredRequests: Bool {
         get { scopedUnansweredRequests ?? graphLock.withShared { GraphSettings.strictRequests } }

@@ -140,7 +140,7 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
 /// // [Domino]   -> ContentDidLoad delivered at container
 /// ```
 ///
-/// ``withAllNodesTraced(_:_:)-4xkxo`` and ``capture(_:)`` set a value for the code
+/// `withAllNodesTraced(_:_:)` and ``capture(_:)`` set a value for the code
 /// they run, and win over the process-wide one there. The value is task-local: it
 /// holds on the calling thread or task and in the child tasks it creates, but not in
 /// code that runs later on a dispatch queue, another thread or a detached task.
@@ -153,7 +153,7 @@ public enum Tracing {
 
     /// Traces every node, whatever its own ``DominoNode/isTracing`` flag says.
     ///
-    /// Inside ``withAllNodesTraced(_:_:)-4xkxo`` the scoped value applies instead,
+    /// Inside `withAllNodesTraced(_:_:)` the scoped value applies instead,
     /// and reading this property returns it.
     public static var isEnabledForAllNodes: Bool {
         get { scopedAllNodes ?? graphLock.withShared { GraphSettings.traceAllNodes } }
