@@ -51,8 +51,33 @@ struct DuplicateSubscriptionTests {
         #expect(diagnostics.isEmpty)
     }
 
-    @Test func ownerSubscribedAgainAfterCancellingIsNotReported() {
+    /// Slots with few handlers scan them; slots with more than `Slot.scanLimit`
+    /// index them: these tests run with the slot in either state.
+    static let fillers = [0, Slot.scanLimit + 4]
+
+    /// Subscribes `count` other owners (kept alive by the returned array) at `node`.
+    private func fill(_ node: DominoNode, with count: Int) -> [Host] {
+        let others = (0..<count).map { Host("other \($0)") }
+        for other in others { node.subscribe(Ping.self, owner: other, on: .postingThread) { _, _ in } }
+        return others
+    }
+
+    @Test(arguments: fillers) func ownerSubscribedTwiceIsReportedWhateverTheSlotHolds(filler: Int) {
         let node = DominoNode()
+        let others = fill(node, with: filler)
+        let owner = Host("owner")
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+        withExtendedLifetime(others) {}
+    }
+
+    @Test(arguments: fillers) func ownerSubscribedAgainAfterCancellingIsNotReported(filler: Int) {
+        let node = DominoNode()
+        let others = fill(node, with: filler)
+        defer { withExtendedLifetime(others) {} }
         let owner = Host("owner")
         let diagnostics = Diagnostics.capture {
             node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }.cancel()
@@ -65,7 +90,7 @@ struct DuplicateSubscriptionTests {
         #expect(diagnostics.isEmpty)
     }
 
-    @Test func aNewOwnerAtTheAddressOfADeadOneIsNotADuplicate() {
+    @Test(arguments: [Slot.scanLimit / 2, 200]) func aNewOwnerAtTheAddressOfADeadOneIsNotADuplicate(owners: Int) {
         // Owners die without a post to purge their subscriptions, so each new owner
         // may take the address of one whose subscription is still in the slot.
         final class Owner: Sendable { let padding = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
@@ -73,7 +98,7 @@ struct DuplicateSubscriptionTests {
         var addresses = Set<ObjectIdentifier>()
         var reused = false
         let diagnostics = Diagnostics.capture {
-            for _ in 0..<200 {
+            for _ in 0..<owners {
                 let owner = Owner()
                 reused = !addresses.insert(ObjectIdentifier(owner)).inserted || reused
                 node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }

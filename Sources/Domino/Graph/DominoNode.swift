@@ -202,7 +202,7 @@ public final class DominoNode: @unchecked Sendable {
     func add<H: Subscription>(_ handler: H, for key: SlotKey) -> H {
         handler.delivery?.prepare()
         let bound = handler.boundObject
-        let earlier: Subscription? = graphLock.withExclusive { graveyard in
+        let earlier: [Subscription] = graphLock.withExclusive { graveyard in
             if key.phase == .capture { GraphSettings.capturesExist = true }
             handler.home = NodeLink(self)
             let index: Int
@@ -214,23 +214,23 @@ public final class DominoNode: @unchecked Sendable {
                 slots.append(Slot(key: key, table: HandlerTable(of: self).adding(handler)))
                 slotFilter |= key.filterBit
             }
-            guard let bound else { return nil }
-            return slots[index].indexBound(handler, boundTo: bound)
+            guard let bound else { return [] }
+            return slots[index].handlers(boundTo: bound, besides: handler)
         }
-        if let earlier { reportDuplicate(handler, of: earlier, in: key) }
+        if !earlier.isEmpty { reportDuplicate(handler, of: earlier, in: key) }
         return handler
     }
 
-    /// Reports `handler` as a second subscription of the object that `earlier`, in
-    /// the same slot, is bound to, unless `earlier` outlived its object (whose
-    /// address the new one took): then `handler` takes its place in the index.
-    /// Outside the lock: it loads weak references.
+    /// Reports `handler` as a second subscription of the object it is bound to,
+    /// unless each of the `earlier` handlers bound to the same identity outlived its
+    /// object (whose address the new one took): then `handler` takes the index's
+    /// place of the one indexed. Outside the lock: it loads weak references.
     @inline(never)
-    private func reportDuplicate(_ handler: Subscription, of earlier: Subscription, in key: SlotKey) {
-        guard !earlier.isOrphaned else {
+    private func reportDuplicate(_ handler: Subscription, of earlier: [Subscription], in key: SlotKey) {
+        guard earlier.contains(where: { !$0.isOrphaned }) else {
             graphLock.withExclusive { _ in
                 guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
-                slots[index].replaceBound(earlier, with: handler)
+                for stale in earlier { slots[index].replaceBound(stale, with: handler) }
             }
             return
         }

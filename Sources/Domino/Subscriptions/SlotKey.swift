@@ -157,6 +157,16 @@ final class HandlerTable: Sendable {
         }
     }
 
+    /// The list of `role`.
+    func list(of role: HandlerRole) -> ContiguousArray<Subscription> {
+        switch role {
+        case .subscriber: return subscribers
+        case .reformer: return reformers
+        case .interceptor: return interceptors
+        case .responder: return responders
+        }
+    }
+
     func contains(_ handler: Subscription) -> Bool {
         switch handler.role {
         case .subscriber: return subscribers.contains { $0 === handler }
@@ -198,33 +208,57 @@ struct Slot {
     let key: SlotKey
     var table: HandlerTable
     /// The slot's handlers bound to an object (an owner, a protocol target), by
-    /// that object's identity: what finds a second subscription of the same object
-    /// in one look-up, however many the slot holds. Only the first of duplicates
-    /// is indexed; a handler whose object deallocated stays until it is purged.
-    private var bound: [ObjectIdentifier: Subscription] = [:]
+    /// that object's identity, once the slot holds more than `scanLimit` handlers of
+    /// a role: what finds a second subscription of the same object in one look-up,
+    /// however many the slot holds. Below that, a scan of the role's list costs less
+    /// than hashing (measured: an index for every slot added a tenth to a
+    /// subscribe-and-cancel). One handler per object is indexed.
+    private var bound: [ObjectIdentifier: Subscription]?
+
+    /// How many handlers of a role a slot scans before it indexes them.
+    static let scanLimit = 16
 
     init(key: SlotKey, table: HandlerTable) {
         self.key = key
         self.table = table
     }
 
-    /// Indexes `handler`, just added, under `object`; returns the active handler
-    /// already indexed there, if any (a duplicate, or a handler whose object
-    /// deallocated and whose address `object` reuses). Exclusive lock held.
-    mutating func indexBound(_ handler: Subscription, boundTo object: ObjectIdentifier) -> Subscription? {
-        if let earlier = bound[object], earlier.home != nil { return earlier }
-        bound[object] = handler
-        return nil
+    /// The active handlers bound to `object` other than `handler`, just added: the
+    /// earlier subscriptions of the same object, or of dead objects whose address
+    /// `object` reuses (the caller tells them apart outside the lock). Usually
+    /// none. Exclusive lock held.
+    mutating func handlers(boundTo object: ObjectIdentifier, besides handler: Subscription) -> [Subscription] {
+        if bound == nil {
+            let list = table.list(of: handler.role)
+            if list.count <= Self.scanLimit {
+                var found: [Subscription] = []
+                for other in list where other !== handler && other.boundObject == object && other.home != nil {
+                    found.append(other)
+                }
+                return found
+            }
+            // The last handler of each object wins: of a dead object's and a live
+            // one's at the same address, the live one came later.
+            var index: [ObjectIdentifier: Subscription] = [:]
+            for other in list where other !== handler {
+                if let id = other.boundObject { index[id] = other }
+            }
+            bound = index
+        }
+        if let earlier = bound?[object], earlier.home != nil { return [earlier] }
+        bound?[object] = handler
+        return []
     }
 
-    /// Removes `handler` from the index. Exclusive lock held.
+    /// Removes `handler` from the index, if the slot has one. Exclusive lock held.
     mutating func unindexBound(_ handler: Subscription, boundTo object: ObjectIdentifier) {
-        if bound[object] === handler { bound[object] = nil }
+        if bound?[object] === handler { bound?[object] = nil }
     }
 
-    /// Indexes `handler` in place of `earlier`, found stale. Exclusive lock held.
-    mutating func replaceBound(_ earlier: Subscription, with handler: Subscription) {
-        guard let object = handler.boundObject, bound[object] === earlier, handler.home != nil else { return }
-        bound[object] = handler
+    /// Indexes `handler` in place of `stale`, if the index holds it. Exclusive lock
+    /// held.
+    mutating func replaceBound(_ stale: Subscription, with handler: Subscription) {
+        guard let object = handler.boundObject, bound?[object] === stale, handler.home != nil else { return }
+        bound?[object] = handler
     }
 }
