@@ -211,8 +211,10 @@ struct Slot {
     /// that object's identity, once the slot holds more than `scanLimit` handlers of
     /// a role: what finds a second subscription of the same object in one look-up,
     /// however many the slot holds. Below that, a scan of the role's list costs less
-    /// than hashing (measured: an index for every slot added a tenth to a
-    /// subscribe-and-cancel). One handler per object is indexed.
+    /// than hashing (measured on a slot of 11 owner-bound subscribers: a
+    /// subscribe-and-cancel took 12,195 instructions without the check, 13,300 with
+    /// an index for every slot, 12,610 with this scan). One handler per object is
+    /// indexed.
     private var bound: [ObjectIdentifier: Subscription]?
 
     /// How many handlers of a role a slot scans before it indexes them.
@@ -232,8 +234,9 @@ struct Slot {
             let list = table.list(of: handler.role)
             if list.count <= Self.scanLimit {
                 var found: [Subscription] = []
-                for other in list where other !== handler && other.boundObject == object && other.home != nil {
-                    found.append(other)
+                HandlerTable.forEachBorrowed(in: list) { other in
+                    if other !== handler, other.boundObject == object, other.home != nil { Self.keep(other, in: &found) }
+                    return true
                 }
                 return found
             }
@@ -248,6 +251,12 @@ struct Slot {
         if let earlier = bound?[object], earlier.home != nil { return [earlier] }
         bound?[object] = handler
         return []
+    }
+
+    /// Appends a borrowed handler: only this rare path pays for the retain.
+    @inline(never)
+    private static func keep(_ handler: Subscription, in list: inout [Subscription]) {
+        list.append(handler)
     }
 
     /// Removes `handler` from the index, if the slot has one. Exclusive lock held.
