@@ -7,18 +7,26 @@ func drawTree(from root: DominoNode, route: [DominoNode], marks records: [TraceR
     let onRoute = Set(route.map { ObjectIdentifier($0) })
     for record in records {
         let mark: String
-        switch record.kind {
+        let kind = record.kind
+        switch kind {
         case .posted: mark = "◆ posted here"
         case .broadcast: mark = "◆ broadcast from here"
         case .raised: mark = "◆ raised here"
         case .requested: mark = "◆ requested here"
         case .delivered: mark = "● delivered"
         case .scheduled: mark = "○ scheduled"
-        case .reformed: mark = "~ reformed"
-        case .stopped(let reason): mark = "✕ stopped (\(reason))"
-        case .answered(let answer): mark = "← answered \"\(answer)\""
         case .unhandled: mark = "· reached no handler"
         case .unanswered: mark = "· unanswered"
+        default:
+            if let reason = kind.stopReason {
+                mark = "✕ stopped (\(reason))"
+            } else if let answer = kind.answer {
+                mark = "← answered \"\(answer)\""
+            } else if kind.reformedValues != nil {
+                mark = "~ reformed"
+            } else {
+                mark = "· \(kind)"
+            }
         }
         marks[record.node, default: []].append(mark)
     }

@@ -96,6 +96,31 @@ func debugging(content: DominoNode, window: DominoNode) {
 }
 // DOC-SNIPPET-END debugging
 
+// DOC-SNIPPET-BEGIN matching
+func handleDiagnosticsAndTraces() {
+    Diagnostics.setHandler { diagnostic in
+        switch diagnostic.code {
+        case .nestingLimitExceeded, .mountCycle: assertionFailure(diagnostic.message)
+        default: Diagnostics.defaultHandler(diagnostic)
+        }
+    }
+    Tracing.setSink { record in
+        if let reason = record.kind.stopReason { print("stopped at \(record.node) by \(reason)") }
+    }
+}
+// DOC-SNIPPET-END matching
+
+// DOC-SNIPPET-BEGIN scoped-settings
+func strictRequestsInOneTest(node: DominoNode) -> [Diagnostic.Code] {
+    Diagnostics.capture {
+        Diagnostics.withUnansweredRequestsReported {
+            _ = node.request(FetchChannelID())      // unanswered: reported
+        }
+        _ = node.request(FetchChannelID())          // after the block: not reported
+    }.map(\.code)
+}
+// DOC-SNIPPET-END scoped-settings
+
 // DOC-SNIPPET-BEGIN testing
 func cellSelectionReachesTheList() -> Bool {
     let list = DominoNode(label: "list")

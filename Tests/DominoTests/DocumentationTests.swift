@@ -40,6 +40,10 @@ struct DocumentationTests {
         #expect(blocks >= 14)
     }
 
+    @Test func scopedSettingsHoldInsideTheirBlockOnly() {
+        #expect(strictRequestsInOneTest(node: DominoNode(label: "scoped")) == [.unansweredRequest])
+    }
+
     @Test @MainActor func gettingStartedDeliversTheSelection() {
         #expect(gettingStarted() == [7])
     }
@@ -80,7 +84,7 @@ struct DocumentationTests {
             content.viewDidLoad()
         }
         #expect(records.filter { $0.kind == .delivered }.map(\.event) == ["ContentControllerEvents", "\"ContentViewControllerStatisticsEvent\""])
-        #expect(records.contains { if case .reformed = $0.kind { return true }; return false })
+        #expect(records.contains { $0.kind.reformedValues != nil })
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -169,7 +173,7 @@ struct DocumentationTests {
         let result = await Task.detached { trackNode.post(Ping(value: 1)) }.value
         #expect(result.deliveries == 1)
         #expect(log.entries == ["album"])
-        #expect(trackNode.responderSuccessor === albumNode)
+        #expect(trackNode.resolvedSuccessor === albumNode)
     }
 
     @Test func downTheTreeCapturesBroadcastsRaisesAndFindsTheDeepestSubscriber() {

@@ -232,7 +232,7 @@ struct ProtocolEventTests {
         let target = ContentTarget("t", log: log)
         node.subscribe(ContentEvents.self, target: target, on: .postingThread)
         node.intercept(protocol: ContentEvents.self) { _ in .stop }
-        node.unsubscribe(ContentEvents.self)
+        node.unsubscribe(protocol: ContentEvents.self)
         node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
         #expect(log.entries.isEmpty)
         #expect(node.subscriptionCount == 0)

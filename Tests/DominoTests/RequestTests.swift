@@ -21,14 +21,14 @@ struct RequestTests {
     }
 
     @Test func unansweredRequestIsReportedWhenStrictChecksAreOn() {
-        // Strict checks are a process-wide switch: the expectation only looks at this
-        // test's own captured diagnostics, whatever other tests do meanwhile.
+        // Scoped to this test's own requests: the process-wide switch would reach the
+        // requests of tests running in parallel (a runaway recursion test saw 64).
         let node = DominoNode(label: "strict")
-        Diagnostics.reportsUnansweredRequests = true
-        defer { Diagnostics.reportsUnansweredRequests = false }
         let diagnostics = Diagnostics.capture {
-            _ = node.request(Ask(question: "q"))
-            _ = node.request(ContentEvents.self, method: "fetchChannelID") { $0.fetchChannelID() }
+            Diagnostics.withUnansweredRequestsReported {
+                _ = node.request(Ask(question: "q"))
+                _ = node.request(ContentEvents.self, method: "fetchChannelID") { $0.fetchChannelID() }
+            }
         }
         #expect(diagnostics.map(\.code) == [.unansweredRequest, .unansweredRequest])
         #expect(diagnostics.first?.message.contains("strict") == true)

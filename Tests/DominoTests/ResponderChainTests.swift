@@ -85,7 +85,7 @@ import DominoTesting
         other.view.addSubview(screen.button)     // the button moves to another screen
         screen.button.dominoNode.post(Ping(value: 2))
         #expect(recorder.nodes == ["content", "other"])
-        #expect(screen.button.dominoNode.responderSuccessor === other.dominoNode)
+        #expect(screen.button.dominoNode.resolvedSuccessor === other.dominoNode)
     }
 
     @Test func postFromAnotherThreadFollowsTheLinksLastReadOnTheMainThread() {
@@ -144,7 +144,7 @@ import DominoTesting
         screen.button.dominoNode.refreshResponderChain()
         #expect(screen.content.dominoNode.children.map(\.description) == ["mounted", "button"])
         #expect(screen.button.dominoNode.parents.isEmpty)
-        #expect(screen.button.dominoNode.responderSuccessor === screen.content.dominoNode)
+        #expect(screen.button.dominoNode.resolvedSuccessor === screen.content.dominoNode)
     }
 
     @Test func responderNodesDoNotKeepTheirHostsAlive() {
@@ -173,7 +173,7 @@ import DominoTesting
         let result = screen.button.dominoNode.post(Ping(value: 2))
         #expect(recorder.nodes == ["other"])
         #expect(result.nodesVisited == 1)
-        #expect(screen.button.dominoNode.responderSuccessor == nil)
+        #expect(screen.button.dominoNode.resolvedSuccessor == nil)
     }
 
     @Test func cycleInTheResponderChainIsReportedAndCutOff() {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Domino
+@_spi(DominoTesting) @testable import Domino
 
 /// The signpost intervals of traced posts and requests (Instruments shows them on
 /// Apple platforms; here they are captured). Signal fires are signposted only under

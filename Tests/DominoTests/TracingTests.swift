@@ -1,5 +1,5 @@
 import Testing
-@testable import Domino
+@_spi(DominoTesting) @testable import Domino
 
 @Suite("Tracing", .checksLeaks)
 struct TracingTests {

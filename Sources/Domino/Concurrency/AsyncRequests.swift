@@ -62,9 +62,9 @@ extension DominoNode {
         // request of its own kind, without end, is cut off as a synchronous one is.
         let depth = AsyncNesting.depth
         guard depth < Self.maximumNestingDepth else {
-            Diagnostics.report(
+            Diagnostics.emit(
                 .nestingLimitExceeded,
-                "Requesting \(R.self) at \(self) was nested \(depth) awaited requests deep in one task (a responder awaiting a request that reaches it again?); the innermost was dropped and returns nil."
+                "Requesting \(R.self) at \(self) was nested \(depth) awaited requests deep in one task (a responder awaiting a request that reaches it again?); the innermost was dropped and returns nil. Make sure a responder does not await a request that comes back to it."
             )
             return nil
         }
@@ -184,8 +184,11 @@ final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncR
     weak var owner: Owner?
     let body: @Sendable (Owner, R) async -> R.Response?
 
+    private let ownerID: ObjectIdentifier
+
     init(owner: Owner, body: @escaping @Sendable (Owner, R) async -> R.Response?) {
         self.owner = owner
+        ownerID = ObjectIdentifier(owner)
         self.body = body
         super.init()
         #if DEBUG
@@ -194,6 +197,8 @@ final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncR
     }
 
     override var isOrphaned: Bool { owner == nil }
+    override var boundObject: ObjectIdentifier? { ownerID }
+    override var boundObjectName: String { "\(Owner.self)" }
 
     override func answer(_ request: R) async -> R.Response?? {
         guard let owner else { return nil }

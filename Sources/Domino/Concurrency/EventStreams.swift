@@ -14,7 +14,7 @@
 /// Each call subscribes once; the stream receives what a subscriber at that node
 /// would, in the same order, on the posting thread (never a queue hop before
 /// buffering). The stream **ends** when the node deallocates, when the subscription
-/// is removed (``DominoNode/unsubscribe(_:)-(T.Type)``,
+/// is removed (``DominoNode/unsubscribe(_:)-(E.Type)``,
 /// ``DominoNode/clearAllSubscribers()``), or when the consuming task is cancelled or
 /// drops the stream; its subscription is removed then.
 ///

@@ -306,6 +306,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
     private let body: (AnyObject?, Payload, inout Propagation) -> Void
     private weak var owner: AnyObject?
     private let ownerBound: Bool
+    private let ownerID: ObjectIdentifier?
     private let isolation: HandlerIsolation
 
     init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, Payload, inout Propagation) -> Void) {
@@ -313,6 +314,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         self.body = body
         self.owner = owner
         ownerBound = owner != nil
+        ownerID = owner.map(ObjectIdentifier.init)
         super.init(delivery: self.isolation.delivery)
         if case .actor = self.isolation { hopsToActor = true }
         #if DEBUG
@@ -321,6 +323,8 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
     }
 
     override var isOrphaned: Bool { (ownerBound && owner == nil) || isolation.isGone }
+    override var boundObject: ObjectIdentifier? { ownerID }
+    override var boundObjectName: String { owner.map { "\(type(of: $0))" } ?? "An owner" }
 
     /// Runs the handler: called by the walk on the main thread for a main-actor
     /// handler (its mode is `.mainThread`); for another actor's handler, enqueues it
@@ -375,10 +379,12 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
 /// the actor, which it receives as its isolated parameter.
 final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payload>, @unchecked Sendable {
     private weak var owner: Owner?
+    private let ownerID: ObjectIdentifier
     private let body: @Sendable (isolated Owner, Payload) -> Void
 
     init(owner: Owner, _ body: @escaping @Sendable (isolated Owner, Payload) -> Void) {
         self.owner = owner
+        ownerID = ObjectIdentifier(owner)
         self.body = body
         super.init(delivery: .postingThread)
         hopsToActor = true
@@ -388,6 +394,8 @@ final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payloa
     }
 
     override var isOrphaned: Bool { owner == nil }
+    override var boundObject: ObjectIdentifier? { ownerID }
+    override var boundObjectName: String { "\(Owner.self)" }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
         guard let owner else { return false }
@@ -407,6 +415,7 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     private let body: (AnyObject?, R) -> R.Response?
     private weak var owner: AnyObject?
     private let ownerBound: Bool
+    private let ownerID: ObjectIdentifier?
     private let isolation: HandlerIsolation
 
     init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R) -> R.Response?) {
@@ -414,6 +423,7 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
         self.body = body
         self.owner = owner
         ownerBound = owner != nil
+        ownerID = owner.map(ObjectIdentifier.init)
         super.init()
         #if DEBUG
         if let owner { InstanceTracker.track(owner, "owner \(type(of: owner))") }
@@ -421,6 +431,8 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     }
 
     override var isOrphaned: Bool { (ownerBound && owner == nil) || isolation.isGone }
+    override var boundObject: ObjectIdentifier? { ownerID }
+    override var boundObjectName: String { owner.map { "\(type(of: $0))" } ?? "An owner" }
 
     /// Answers in place when the caller is in the responder's isolation (the main
     /// thread for a main-actor responder); else says it cannot answer here.

@@ -34,17 +34,95 @@ public enum DeliveryMode: Sendable {
     /// The mode of subscriptions that name none, on nodes that name none.
     ///
     /// Starts as ``postingThread``. Changing it affects posts that start afterwards.
+    /// Inside `withDefault(_:_:)` the scoped mode applies instead, and
+    /// reading this property returns it.
     public static var `default`: DeliveryMode {
-        get { graphLock.withShared { GraphSettings.defaultDelivery } }
+        get { scopedDefault ?? graphLock.withShared { GraphSettings.processDefaultDelivery } }
         set {
             newValue.prepare()
             // Released after the lock: a queue's deinit may call back into Domino.
             let previous = graphLock.withExclusive { _ -> DeliveryMode in
-                defer { GraphSettings.defaultDelivery = newValue }
-                return GraphSettings.defaultDelivery
+                defer {
+                    GraphSettings.processDefaultDelivery = newValue
+                    GraphSettings.refreshDefaultDelivery()
+                }
+                return GraphSettings.processDefaultDelivery
             }
             withExtendedLifetime(previous) {}
         }
+    }
+
+    /// Runs `body` with `mode` as the ``default`` for the posts it makes on the
+    /// current task or thread, whatever the process-wide default; returns what
+    /// `body` returns.
+    ///
+    /// A subscription's own mode, and its node's ``DominoNode/deliveryMode``, still
+    /// win over it, as they win over the process-wide default.
+    ///
+    /// ```swift
+    /// DeliveryMode.withDefault(.mainThread) {
+    ///     node.post(ImageDidDecode())   // subscribers that name no mode run on the main thread
+    /// }
+    /// ```
+    ///
+    /// The mode is task-local: it holds on the calling thread or task and in the child
+    /// tasks it creates, but not for posts made later on a dispatch queue, another
+    /// thread or a detached task. While any such scope runs, every post in the process
+    /// reads the task-local value (a few dozen nanoseconds): a tool for tests.
+    @discardableResult
+    public static func withDefault<Result>(_ mode: DeliveryMode, _ body: () throws -> Result) rethrows -> Result {
+        enterScope(mode)
+        defer { leaveScope() }
+        return try $scopedDefault.withValue(mode) { try body() }
+    }
+
+    /// Runs the async `body` with `mode` as the ``default`` for the posts it makes on
+    /// the current task, across its awaits.
+    @discardableResult
+    public static func withDefault<Result>(
+        _ mode: DeliveryMode,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        enterScope(mode)
+        defer { leaveScope() }
+        return try await $scopedDefault.withValue(mode, operation: body)
+    }
+
+    /// A scoped override of ``default``.
+    @TaskLocal static var scopedDefault: DeliveryMode?
+
+    private static func enterScope(_ mode: DeliveryMode) {
+        mode.prepare()
+        graphLock.withExclusive { _ in
+            GraphSettings.deliveryScopes += 1
+            GraphSettings.refreshDefaultDelivery()
+        }
+    }
+
+    private static func leaveScope() {
+        graphLock.withExclusive { _ in
+            GraphSettings.deliveryScopes -= 1
+            GraphSettings.refreshDefaultDelivery()
+        }
+    }
+
+    /// What `GraphSettings.defaultDelivery` holds while a scope runs: a queue mode
+    /// no subscriber can name, which sends walks to the task-local default. A queue
+    /// mode, so that walks meet it only on the path they take for queues, and a
+    /// post pays nothing for scopes while none runs.
+    static let scopedDefaultMarker = DeliveryMode.queue(DispatchQueue(label: "domino.scoped-default"))
+
+    /// True for ``scopedDefaultMarker``.
+    var isScopedDefaultMarker: Bool {
+        guard case .queue(let queue) = self, case .queue(let marker) = Self.scopedDefaultMarker else { return false }
+        return queue === marker
+    }
+
+    /// The default of a walk that met ``scopedDefaultMarker``: the scope's, else the
+    /// process-wide one. Lock held.
+    static func scopedDefaultLocked() -> DeliveryMode {
+        scopedDefault ?? GraphSettings.processDefaultDelivery
     }
 }
 

@@ -1,31 +1,113 @@
 /// One step of an event's journey, as reported to the trace sink.
 public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
-    /// What happened.
-    public enum Kind: Sendable, Equatable {
+    /// What happened: one of the static members below.
+    ///
+    /// A struct rather than an enum, so that a kind added in a later version does not
+    /// break a `switch` in your code: compare with `==`, or switch with a `default`,
+    /// and read what the kinds that carry values say with ``stopReason``,
+    /// ``answer`` and ``reformedValues``.
+    ///
+    /// ```swift
+    /// switch record.kind {
+    /// case .posted, .requested: print("start", record.event)
+    /// case .delivered: print("  at", record.node)
+    /// default:
+    ///     if let reason = record.kind.stopReason { print("  stopped by", reason) }
+    /// }
+    /// ```
+    public struct Kind: Sendable, Equatable, CustomStringConvertible {
+        private enum Storage: Equatable {
+            case posted, broadcast, raised, delivered, scheduled
+            case reformed(from: String, to: String)
+            case stopped(PostResult.StopReason)
+            case unhandled, requested
+            case answered(String)
+            case unanswered
+        }
+
+        private let storage: Storage
+
+        private init(_ storage: Storage) { self.storage = storage }
+
         /// The event was posted at `node`.
-        case posted
+        public static var posted: Kind { Kind(.posted) }
         /// The event was broadcast from `node` down its subtree.
-        case broadcast
+        public static var broadcast: Kind { Kind(.broadcast) }
         /// The event was raised at `node` (up to the roots, then down every tree).
-        case raised
+        public static var raised: Kind { Kind(.raised) }
         /// A subscriber or protocol target at `node` received the event on the
         /// posting thread.
-        case delivered
+        public static var delivered: Kind { Kind(.delivered) }
         /// A subscriber at `node` was handed the event on another thread or queue, or
         /// enqueued on its actor.
-        case scheduled
+        public static var scheduled: Kind { Kind(.scheduled) }
         /// A reformer at `node` rewrote the value; `from` and `to` describe it.
-        case reformed(from: String, to: String)
+        public static func reformed(from: String, to: String) -> Kind { Kind(.reformed(from: from, to: to)) }
         /// The walk stopped at `node`.
-        case stopped(PostResult.StopReason)
+        public static func stopped(_ reason: PostResult.StopReason) -> Kind { Kind(.stopped(reason)) }
         /// The walk ended without reaching any handler.
-        case unhandled
+        public static var unhandled: Kind { Kind(.unhandled) }
         /// A request was made at `node`.
-        case requested
+        public static var requested: Kind { Kind(.requested) }
         /// A responder at `node` answered; `answer` describes the response.
-        case answered(String)
+        public static func answered(_ answer: String) -> Kind { Kind(.answered(answer)) }
         /// A request ended unanswered.
-        case unanswered
+        public static var unanswered: Kind { Kind(.unanswered) }
+
+        /// Why the walk stopped, for a ``stopped(_:)`` record; else nil.
+        public var stopReason: PostResult.StopReason? {
+            if case .stopped(let reason) = storage { return reason }
+            return nil
+        }
+
+        /// The response, described, for an ``answered(_:)`` record; else nil.
+        public var answer: String? {
+            if case .answered(let answer) = storage { return answer }
+            return nil
+        }
+
+        /// The value before and after, described, for a ``reformed(from:to:)``
+        /// record; else nil.
+        public var reformedValues: (from: String, to: String)? {
+            if case .reformed(let from, let to) = storage { return (from, to) }
+            return nil
+        }
+
+        /// The kind's name: `posted`, `stopped`, `answered`...
+        public var description: String {
+            switch storage {
+            case .posted: return "posted"
+            case .broadcast: return "broadcast"
+            case .raised: return "raised"
+            case .delivered: return "delivered"
+            case .scheduled: return "scheduled"
+            case .reformed: return "reformed"
+            case .stopped: return "stopped"
+            case .unhandled: return "unhandled"
+            case .requested: return "requested"
+            case .answered: return "answered"
+            case .unanswered: return "unanswered"
+            }
+        }
+
+        /// The line the default sink prints for a record of this kind, without its
+        /// `[Domino] ` prefix, and the end of it that describes an event value or an
+        /// answer, which the unified log keeps private.
+        func parts(event: String, node: String) -> (line: String, value: String?) {
+            switch storage {
+            case .posted: return ("post \(event) at \(node)", nil)
+            case .broadcast: return ("broadcast \(event) from \(node)", nil)
+            case .raised: return ("raise \(event) at \(node)", nil)
+            case .delivered: return ("  -> \(event) delivered at \(node)", nil)
+            case .scheduled: return ("  -> \(event) scheduled at \(node)", nil)
+            case .reformed(let from, let to): return ("  ~ \(event) reformed at \(node): ", "\(from) => \(to)")
+            case .stopped(let reason): return ("  x \(event) stopped at \(node) by \(reason)", nil)
+            case .unhandled: return ("  . \(event) from \(node) reached no handler", nil)
+            case .requested: return ("request \(event) at \(node)", nil)
+            case .answered(let answer): return ("  <- \(event) answered at \(node): ", answer)
+            case .unanswered: return ("  . \(event) from \(node) was not answered", nil)
+            }
+        }
     }
 
     /// What happened.
@@ -35,14 +117,16 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
     /// The node where it happened: its label, or a generated description.
     public let node: String
 
-    /// Creates a record.
+    /// Creates a record. Domino makes them; to make one in a test, import
+    /// DominoTesting and use `TraceRecord.forTesting(_:event:node:)`.
+    @_spi(DominoTesting)
     public init(kind: Kind, event: String, node: String) {
         self.kind = kind
         self.event = event
         self.node = node
     }
 
-    /// The line ``Tracing/printRecord(_:)`` prints.
+    /// The line the default sink prints (`[Domino] post ContentDidLoad at content`).
     public var description: String {
         let (line, value) = parts
         return "[Domino] " + line + (value ?? "")
@@ -50,21 +134,7 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
 
     /// The description without its prefix, and the end that describes an event value
     /// or an answer: the unified log keeps that part private.
-    var parts: (line: String, value: String?) {
-        switch kind {
-        case .posted: return ("post \(event) at \(node)", nil)
-        case .broadcast: return ("broadcast \(event) from \(node)", nil)
-        case .raised: return ("raise \(event) at \(node)", nil)
-        case .delivered: return ("  -> \(event) delivered at \(node)", nil)
-        case .scheduled: return ("  -> \(event) scheduled at \(node)", nil)
-        case .reformed(let from, let to): return ("  ~ \(event) reformed at \(node): ", "\(from) => \(to)")
-        case .stopped(let reason): return ("  x \(event) stopped at \(node) by \(reason)", nil)
-        case .unhandled: return ("  . \(event) from \(node) reached no handler", nil)
-        case .requested: return ("request \(event) at \(node)", nil)
-        case .answered(let answer): return ("  <- \(event) answered at \(node): ", answer)
-        case .unanswered: return ("  . \(event) from \(node) was not answered", nil)
-        }
-    }
+    var parts: (line: String, value: String?) { kind.parts(event: event, node: node) }
 }
 
 /// Domino's debug mode: structured records of where events go.
@@ -86,18 +156,30 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
 /// // [Domino] post ContentDidLoad at content
 /// // [Domino]   -> ContentDidLoad delivered at container
 /// ```
+///
+/// `withAllNodesTraced(_:_:)` and ``capture(_:)`` set a value for the code
+/// they run, and win over the process-wide one there. The value is task-local: it
+/// holds on the calling thread or task and in the child tasks it creates, but not in
+/// code that runs later on a dispatch queue, another thread or a detached task.
 public enum Tracing {
     private static let sink = Mutex<@Sendable (TraceRecord) -> Void>(Tracing.defaultSink)
 
     @TaskLocal static var collector: Collector?
+    /// A scoped override of ``isEnabledForAllNodes``.
+    @TaskLocal static var scopedAllNodes: Bool?
 
     /// Traces every node, whatever its own ``DominoNode/isTracing`` flag says, and
     /// makes each ``Signal`` fire a signpost interval.
+    ///
+    /// Inside `withAllNodesTraced(_:_:)` the scoped value applies instead,
+    /// and reading this property returns it (signal fires follow the process-wide
+    /// value only).
     public static var isEnabledForAllNodes: Bool {
-        get { graphLock.withShared { GraphSettings.traceAll } }
+        get { scopedAllNodes ?? graphLock.withShared { GraphSettings.traceAllNodes } }
         set {
             graphLock.withExclusive { _ in
-                GraphSettings.traceAll = newValue
+                GraphSettings.traceAllNodes = newValue
+                GraphSettings.refreshTraceAll()
                 withUnsafeMutablePointer(to: &firesTraced) { word in
                     // Writers are serialized by the lock: the swap always succeeds.
                     var expected = word.pointee
@@ -128,6 +210,86 @@ public enum Tracing {
     /// would cost a `swift_once` call on every fire).
     @exclusivity(unchecked) nonisolated(unsafe) private static var firesTraced: UnsafeRawPointer?
 
+    /// Runs `body` with every node traced (or, with `false`, only the nodes whose
+    /// ``DominoNode/isTracing`` is on) for the posts it makes on the current task or
+    /// thread, whatever ``isEnabledForAllNodes`` says; returns what `body` returns.
+    ///
+    /// ```swift
+    /// let records = Tracing.capture {
+    ///     Tracing.withAllNodesTraced { contentNode.post(ContentDidLoad(itemCount: 12)) }
+    /// }
+    /// ```
+    ///
+    /// While any such scope runs, every post in the process reads the task-local
+    /// value (a few dozen nanoseconds): a tool for tests and debugging sessions.
+    @discardableResult
+    public static func withAllNodesTraced<Result>(_ isOn: Bool = true, _ body: () throws -> Result) rethrows -> Result {
+        enterScope()
+        defer { leaveScope() }
+        return try $scopedAllNodes.withValue(isOn) { try body() }
+    }
+
+    /// Runs the async `body` with every node traced (or not, with `false`) for the
+    /// posts it makes on the current task, across its awaits.
+    @discardableResult
+    public static func withAllNodesTraced<Result>(
+        _ isOn: Bool = true,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        enterScope()
+        defer { leaveScope() }
+        return try await $scopedAllNodes.withValue(isOn, operation: body)
+    }
+
+    private static func enterScope() {
+        graphLock.withExclusive { _ in
+            GraphSettings.traceScopes += 1
+            GraphSettings.refreshTraceAll()
+        }
+    }
+
+    private static func leaveScope() {
+        graphLock.withExclusive { _ in
+            GraphSettings.traceScopes -= 1
+            GraphSettings.refreshTraceAll()
+        }
+    }
+
+    /// True when a walk starting now on this thread traces every node. Lock held.
+    ///
+    /// One flag test while no scope runs and tracing all nodes is off; the
+    /// task-local is read only when one of them is on.
+    @inline(__always)
+    static var tracesAllNodes: Bool {
+        GraphSettings.traceAll && tracesAllNodesSlowly()
+    }
+
+    @inline(never)
+    private static func tracesAllNodesSlowly() -> Bool {
+        scopedAllNodes ?? GraphSettings.traceAllNodes
+    }
+
+    /// The sink that Domino starts with. On Apple platforms (iOS 14, macOS 11, tvOS
+    /// 14, watchOS 7 and later) it logs each record at the info level in the unified
+    /// log, subsystem `Domino`, category `tracing`, with the event values it describes
+    /// (answers, reformed values) private; elsewhere it prints each record's
+    /// ``TraceRecord/description`` on its own line. Call it from your own sink to
+    /// keep that:
+    ///
+    /// ```swift
+    /// Tracing.setSink { record in
+    ///     Tracing.defaultSink(record)
+    ///     if record.kind == .unhandled { unhandled.append(record.event) }
+    /// }
+    /// ```
+    @Sendable
+    public static func defaultSink(_ record: TraceRecord) {
+        let (line, value) = record.parts
+        if UnifiedLogging.log(trace: line, value: value) { return }
+        print(record)
+    }
+
     /// Replaces the global sink.
     public static func setSink(_ newSink: @escaping @Sendable (TraceRecord) -> Void) {
         // The old sink is released after the lock: its captures' deinit may post on a
@@ -152,26 +314,8 @@ public enum Tracing {
         return collector.records
     }
 
-    /// The default sink. On Apple platforms (iOS 14, macOS 11, tvOS 14, watchOS 7 and
-    /// later) it logs each record at the info level in the unified log, subsystem
-    /// `Domino`, category `tracing`, with the event values it describes (answers,
-    /// reformed values) private; elsewhere it prints it (``printRecord(_:)``).
-    ///
-    /// ```swift
-    /// Tracing.setSink { record in
-    ///     Tracing.defaultSink(record)
-    ///     if case .unhandled = record.kind { unhandled.append(record.event) }
-    /// }
-    /// ```
-    @Sendable
-    public static func defaultSink(_ record: TraceRecord) {
-        let (line, value) = record.parts
-        if UnifiedLogging.log(trace: line, value: value) { return }
-        printRecord(record)
-    }
-
-    /// Prints the record on its own line (`[Domino] post ContentDidLoad at content`).
-    /// The default sink where the unified log is not available.
+    /// Prints the record on its own line.
+    @available(*, deprecated, message: "Call defaultSink(_:), which logs to the unified log on Apple platforms and prints elsewhere.")
     @Sendable
     public static func printRecord(_ record: TraceRecord) {
         print(record)
@@ -195,10 +339,21 @@ public enum Tracing {
 
 /// Process-wide settings that walks read under the shared graph lock.
 enum GraphSettings {
-    /// Guarded by `graphLock`.
+    /// What walks test first: true when every node is traced, or when a scope may
+    /// say so (`Tracing.tracesAllNodes` then asks the scope). Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var traceAll = false
-    /// Guarded by `graphLock`.
+    /// The process-wide `Tracing.isEnabledForAllNodes`. Guarded by `graphLock`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var traceAllNodes = false
+    /// How many `Tracing.withAllNodesTraced` scopes run. Guarded by `graphLock`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var traceScopes = 0
+    /// What walks read for nodes without a mode: the process-wide default, or, while
+    /// a `DeliveryMode.withDefault` scope runs, `DeliveryMode.scopedDefaultMarker`
+    /// (walks then ask the scope). Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var defaultDelivery: DeliveryMode = .postingThread
+    /// The process-wide `DeliveryMode.default`. Guarded by `graphLock`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var processDefaultDelivery: DeliveryMode = .postingThread
+    /// How many `DeliveryMode.withDefault` scopes run. Guarded by `graphLock`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var deliveryScopes = 0
     /// Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var strictRequests = false
     /// Set under the exclusive lock by the first group interceptor ever added; sticky,
@@ -207,4 +362,14 @@ enum GraphSettings {
     /// Set under the exclusive lock by the first capture-phase subscription; sticky,
     /// like `groupsExist`.
     @exclusivity(unchecked) nonisolated(unsafe) static var capturesExist = false
+
+    /// Recomputes `traceAll`. Exclusive lock held.
+    static func refreshTraceAll() {
+        traceAll = traceAllNodes || traceScopes > 0
+    }
+
+    /// Recomputes `defaultDelivery`. Exclusive lock held.
+    static func refreshDefaultDelivery() {
+        defaultDelivery = deliveryScopes > 0 ? DeliveryMode.scopedDefaultMarker : processDefaultDelivery
+    }
 }

@@ -7,7 +7,7 @@
 /// the original. Interceptors run after the node's subscribers and may stop the walk.
 /// Both always run synchronously on the posting thread.
 extension DominoNode {
-    /// Rewrites events or requests of type `T` as they pass this node.
+    /// Rewrites events of type `E` as they pass this node.
     ///
     /// ```swift
     /// containerNode.reform(ContentDidLoad.self) { event in
@@ -15,21 +15,51 @@ extension DominoNode {
     /// }
     /// ```
     @discardableResult
-    public func reform<T: Sendable>(_ type: T.Type, _ body: @escaping @Sendable (inout T) -> Void) -> Subscription {
-        add(Reformer<T>(body: body), for: .of(T.self))
+    public func reform<E: Event>(_ type: E.Type, _ body: @escaping @Sendable (inout E) -> Void) -> Subscription {
+        add(Reformer<E>(body: body), for: .of(E.self))
     }
 
-    /// Decides whether events or requests of type `T` go further up from this node,
-    /// after this node's subscribers ran.
+    /// Rewrites requests of type `R` as they pass this node, before its responders
+    /// see them.
+    ///
+    /// ```swift
+    /// containerNode.reform(FetchChannelID.self) { request in
+    ///     request.region = "eu"
+    /// }
+    /// ```
+    // Disfavored so that a type that is both an Event and a Request (one slot) picks
+    // the Event form rather than failing as ambiguous.
+    @_disfavoredOverload
+    @discardableResult
+    public func reform<R: Request>(_ type: R.Type, _ body: @escaping @Sendable (inout R) -> Void) -> Subscription {
+        add(Reformer<R>(body: body), for: .of(R.self))
+    }
+
+    /// Decides whether events of type `E` go further up from this node, after this
+    /// node's subscribers ran.
     ///
     /// ```swift
     /// rootNode.intercept(ContentDidLoad.self) { event in
     ///     event.itemCount == 0 ? .stop : .proceed
     /// }
     /// ```
+    ///
+    /// Protocol events have their own form, ``intercept(protocol:_:)``.
     @discardableResult
-    public func intercept<T: Sendable>(_ type: T.Type, _ decide: @escaping @Sendable (T) -> Interception) -> Subscription {
-        add(Interceptor<T>(body: decide), for: .of(T.self))
+    public func intercept<E: Event>(_ type: E.Type, _ decide: @escaping @Sendable (E) -> Interception) -> Subscription {
+        add(Interceptor<E>(body: decide), for: .of(E.self))
+    }
+
+    /// Decides whether requests of type `R` go further up from this node, after
+    /// this node's responders declined.
+    ///
+    /// ```swift
+    /// rootNode.intercept(FetchChannelID.self) { _ in isSignedOut ? .stop : .proceed }
+    /// ```
+    @_disfavoredOverload
+    @discardableResult
+    public func intercept<R: Request>(_ type: R.Type, _ decide: @escaping @Sendable (R) -> Interception) -> Subscription {
+        add(Interceptor<R>(body: decide), for: .of(R.self))
     }
 
     /// Rewrites the named event `name` (its parameters) as it passes this node, like

@@ -27,19 +27,23 @@
 /// Arguments are captured by the closure, so there is nothing to reform; to let
 /// nodes on the way rewrite arguments (Domino's
 /// `reformDominoParams:forSelectorEvent:`), declare that event as a typed ``Event``
-/// and ``DominoNode/reform(_:_:)-(T.Type,_)`` it, or subscribe the intermediate node
+/// and ``DominoNode/reform(_:_:)-(E.Type,_)`` it, or subscribe the intermediate node
 /// as a target that stops the call and posts a rewritten one.
 public struct ProtocolEvent<Target>: Sendable, CustomStringConvertible {
     /// The method's name as the poster gave it (`method:`), for interceptors and
     /// traces; nil when the poster gave none.
     public let method: String?
     /// True for value-returning calls (``DominoNode/request(_:method:isolation:_:)``).
-    public let returnsValue: Bool
+    let isRequest: Bool
 
-    init(method: String?, returnsValue: Bool) {
+    init(method: String?, isRequest: Bool) {
         self.method = method
-        self.returnsValue = returnsValue
+        self.isRequest = isRequest
     }
+
+    /// True for value-returning calls (``DominoNode/request(_:method:isolation:_:)``).
+    @available(*, deprecated, message: "An interceptor decides the same way for posts and requests; this flag will no longer be public")
+    public var returnsValue: Bool { isRequest }
 
     /// `Protocol.method`, or the protocol alone when the poster named no method.
     public var description: String {
@@ -122,9 +126,9 @@ extension DominoNode {
 
     private func addTarget<Target>(_ receiver: TargetReceiver<Target>) -> Subscription {
         if receiver.holdsStrongly {
-            Diagnostics.report(
+            Diagnostics.emit(
                 .targetNotAnObject,
-                "The target subscribed to \(ProtocolEvent<Target>(method: nil, returnsValue: false)) at \(self) is a \(receiver.targetTypeName), not a class instance, so it cannot be held weakly; it is kept strongly until cancelled. Subscribe an object to have it held weakly."
+                "The target subscribed to \(ProtocolEvent<Target>(method: nil, isRequest: false)) at \(self) is a \(receiver.targetTypeName), not a class instance, so it cannot be held weakly; it is kept strongly until cancelled. Subscribe an object to have it held weakly."
             )
         }
         return add(receiver, for: .of(ProtocolEvent<Target>.self))
@@ -161,7 +165,7 @@ extension DominoNode {
         isolation: isolated (any Actor)? = #isolation,
         _ call: (Target) -> Void
     ) -> PostResult {
-        callTargets(ProtocolEvent<Target>(method: method, returnsValue: false), from: isolation) { target -> Never? in
+        callTargets(ProtocolEvent<Target>(method: method, isRequest: false), from: isolation) { target -> Never? in
             call(target)
             return nil
         }.result
@@ -184,7 +188,7 @@ extension DominoNode {
         isolation: isolated (any Actor)? = #isolation,
         _ call: (Target) -> Answer?
     ) -> Answer? {
-        callTargets(ProtocolEvent<Target>(method: method, returnsValue: true), from: isolation, call).answer
+        callTargets(ProtocolEvent<Target>(method: method, isRequest: true), from: isolation, call).answer
     }
 
     /// Decides whether protocol events of `protocol` go further up from this node,
@@ -214,7 +218,7 @@ extension DominoNode {
         _ call: (Target) -> Answer?
     ) -> (answer: Answer?, result: PostResult) {
         let thread = ThreadState.current
-        guard enterNesting(thread, what: "\(event.returnsValue ? "Requesting" : "Posting") \(event)") else {
+        guard enterNesting(thread, what: "\(event.isRequest ? "Requesting" : "Posting") \(event)") else {
             return (nil, PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description))
         }
         defer { thread.pointee.nesting -= 1 }
@@ -222,7 +226,7 @@ extension DominoNode {
         var plan = Plan()
         collect(.of(ProtocolEvent<Target>.self), into: &plan, thread: thread)
         if plan.originTraced {
-            Tracing.emit(TraceRecord(kind: event.returnsValue ? .requested : .posted, event: event.description, node: description))
+            Tracing.emit(TraceRecord(kind: event.isRequest ? .requested : .posted, event: event.description, node: description))
         }
         var orphans: [Subscription] = []
         var skipped: [String] = []
@@ -247,7 +251,7 @@ extension DominoNode {
                 }
                 calls += 1
                 let answer = call(target)
-                if !event.returnsValue, stage.traced {
+                if !event.isRequest, stage.traced {
                     Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
                 }
                 if let answer {
@@ -261,7 +265,7 @@ extension DominoNode {
                 return (nil, PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: .interceptor, stoppedAt: stage.nodeName))
             }
         }
-        if event.returnsValue {
+        if event.isRequest {
             wentUnanswered(event.description, plan: plan)
         } else if calls == 0 && plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unhandled, event: event.description, node: description))
@@ -270,11 +274,11 @@ extension DominoNode {
     }
 
     private func reportSkippedTargets<Target>(_ event: ProtocolEvent<Target>, _ places: [String]) {
-        let verb = event.returnsValue ? "requested" : "posted"
+        let verb = event.isRequest ? "requested" : "posted"
         let whereTheyLive = Array(Set(places)).sorted().joined(separator: ", ")
-        Diagnostics.report(
+        Diagnostics.emit(
             .targetSkipped,
-            "\(event) was \(verb) at \(self) and passed by \(places.count) target(s) that live elsewhere (\(whereTheyLive)); a protocol event's closure runs only where it was posted. \(event.returnsValue ? "Request" : "Post") it from there, or make it a typed Event, whose handlers are delivered across threads."
+            "\(event) was \(verb) at \(self) and passed by \(places.count) target(s) that live elsewhere (\(whereTheyLive)); a protocol event's closure runs only where it was posted. \(event.isRequest ? "Request" : "Post") it from there, or make it a typed Event, whose handlers are delivered across threads."
         )
     }
 }
@@ -284,6 +288,8 @@ extension DominoNode {
 /// the generic walk: protocol events have a walk of their own, in place.
 final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked Sendable {
     private weak var object: AnyObject?
+    /// The identity of `object`, taken when it was subscribed; nil for a value.
+    private let objectID: ObjectIdentifier?
     /// Set only for targets that are not class instances (see `holdsStrongly`).
     private let value: Target?
     /// The isolation of the code that subscribed it; nil for a `Sendable` target with
@@ -294,6 +300,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     init(isolation: HandlerIsolation, target: Target) {
         self.isolation = isolation
         (object, value) = Self.hold(target)
+        objectID = object.map(ObjectIdentifier.init)
         super.init(delivery: isolation.delivery)
         track()
     }
@@ -302,6 +309,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     init(mode: DeliveryMode, target: Target) {
         isolation = nil
         (object, value) = Self.hold(target)
+        objectID = object.map(ObjectIdentifier.init)
         super.init(delivery: mode)
         track()
     }
@@ -324,6 +332,8 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     override var payloadName: String { "\(Target.self)" }
 
     override var isOrphaned: Bool { (value == nil && object == nil) || (isolation?.isGone ?? false) }
+    override var boundObject: ObjectIdentifier? { objectID }
+    override var boundObjectName: String { object.map { "The target \(type(of: $0))" } ?? "A target" }
 
     /// True when a caller on `thread`, isolated to `isolation`, may call the target:
     /// it is in the target's isolation, or where the target's mode runs.

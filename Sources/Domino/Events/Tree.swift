@@ -150,7 +150,7 @@ extension DominoNode {
         down.writes = up.writes
         graphLock.lockShared(stripe: thread.pointee.stripe)
         // A traced origin traces every stage, up and down.
-        let traceAll = GraphSettings.traceAll || tracingFlag
+        let traceAll = Tracing.tracesAllNodes || tracingFlag
         down.originTraced = traceAll
         var roots = [NodeLink(self)]
         if raising {
@@ -265,7 +265,7 @@ extension DominoNode {
 
         var plan = Plan()
         graphLock.lockShared(stripe: thread.pointee.stripe)
-        let traceAll = GraphSettings.traceAll || tracingFlag
+        let traceAll = Tracing.tracesAllNodes || tracingFlag
         plan.originTraced = traceAll
         var visited = Set<NodeLink>()
         Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in

@@ -92,11 +92,38 @@ extension DominoNode {
         add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner, body: handler), for: SlotKey.of(E.self).in(phase))
     }
 
-    /// Removes every handler for `type` at this node: subscribers, responders,
-    /// reformers and interceptors, in every phase (Domino's `unsubscribeEvent:`). For
-    /// a protocol, also its targets and protocol interceptors.
+    /// Removes every handler for the event type `E` at this node: subscribers,
+    /// reformers and interceptors, in every phase (Domino's `unsubscribeEvent:`).
+    public func unsubscribe<E: Event>(_ type: E.Type) {
+        removeSlots(of: E.self)
+    }
+
+    /// Removes every handler for the request type `R` at this node: responders,
+    /// reformers and interceptors.
+    @_disfavoredOverload
+    public func unsubscribe<R: Request>(_ type: R.Type) {
+        removeSlots(of: R.self)
+    }
+
+    /// Removes every target and protocol interceptor of the protocol events of
+    /// `protocol` at this node.
+    ///
+    /// ```swift
+    /// containerNode.unsubscribe(protocol: ContentEvents.self)
+    /// ```
+    public func unsubscribe<Target>(protocol: Target.Type) {
+        removeSlot(.of(ProtocolEvent<Target>.self))
+    }
+
+    /// Removes every handler for `type` at this node, in every phase; for a protocol,
+    /// its targets and protocol interceptors.
+    @available(*, deprecated, message: "Name what can be posted: unsubscribe(E.self) for an Event or Request, unsubscribe(protocol: P.self) for a protocol")
     public func unsubscribe<T>(_ type: T.Type) {
-        for phase in Phase.allCases { removeSlot(SlotKey.of(T.self).in(phase)) }
+        removeSlots(of: T.self)
         removeSlot(.of(ProtocolEvent<T>.self))
+    }
+
+    private func removeSlots<T>(of type: T.Type) {
+        for phase in Phase.allCases { removeSlot(SlotKey.of(T.self).in(phase)) }
     }
 }

@@ -175,7 +175,6 @@ struct Plan: ~Copyable {
     /// True when the walk's starting node is traced, or every node is: then every
     /// stage is traced too, and the walk reports its start and its end.
     var originTraced = false
-    var strictRequests = false
     /// The thread's `writes` when the plan was collected.
     var writes = 0
     /// The stripe this plan's walk pinned, or -1, and the parity it pinned.
@@ -241,6 +240,19 @@ struct Plan: ~Copyable {
         case .mainThread: return .mainThread
         case .background: return .background
         case .postingThread: return .postingThread
+        case let mode: return queueMode(mode)
+        }
+    }
+
+    /// The stage mode of a mode with a queue, or of the scoped default when `mode`
+    /// is the marker that stands for it. Lock held.
+    @inline(never)
+    private mutating func queueMode(_ mode: DeliveryMode) -> Stage.Mode {
+        let mode = mode.isScopedDefaultMarker ? DeliveryMode.scopedDefaultLocked() : mode
+        switch mode {
+        case .mainThread: return .mainThread
+        case .background: return .background
+        case .postingThread: return .postingThread
         case let mode:
             let box = DeliveryBox(mode)
             extra().owned.append(box)
@@ -298,9 +310,8 @@ extension DominoNode {
     func collectLocked(_ key: SlotKey, into plan: inout Plan) {
         // A traced origin traces every stage of its walk (Domino's debug mode logs
         // when either end is in debug mode).
-        let traceAll = GraphSettings.traceAll || tracingFlag
+        let traceAll = Tracing.tracesAllNodes || tracingFlag
         plan.originTraced = traceAll
-        plan.strictRequests = GraphSettings.strictRequests
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
         let filterBit = key.filterBit
         Route.walk(from: self) { node in
@@ -543,9 +554,9 @@ extension DominoNode {
                 return
             }
             if detached.isStopped {
-                Diagnostics.report(
+                Diagnostics.emit(
                     .stopIgnored,
-                    "A subscriber for \(receiver.handledName) at \(DominoNode.describe(label: label, id: nodeID)) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored."
+                    "A subscriber for \(receiver.handledName) at \(DominoNode.describe(label: label, id: nodeID)) was delivered on \(mode) and tried to stop propagation; the walk had already moved on, so the stop was ignored. To stop events, subscribe with `on: .postingThread`, or from main-actor code and post on the main thread."
                 )
             }
         }
@@ -618,7 +629,7 @@ extension DominoNode {
             }
         }
         if skippedAsync > 0 {
-            Diagnostics.report(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for.")
+            Diagnostics.emit(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for. Await the request, or give it a synchronous responder.")
         }
         if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: nil) }
         wentUnanswered(eventName, plan: plan)
@@ -631,7 +642,7 @@ extension DominoNode {
     @inline(never)
     func reportSkippedElsewhere<R>(_ type: R.Type, _ count: Int, answeredAt node: String?) {
         let outcome = node.map { "was answered further up, at \($0)" } ?? "went unanswered"
-        Diagnostics.report(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and \(outcome), past \(count) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
+        Diagnostics.emit(.isolatedResponderSkipped, "\(R.self) was requested synchronously at \(self) and \(outcome), past \(count) responder(s) that answer only elsewhere (a main-actor responder asked off the main thread, another actor's, or a queue's); request it there, or `try await request(_:)`, which goes to each.")
     }
 
     /// Runs the interceptors of stage `index` for a request; traces and returns true
@@ -651,8 +662,8 @@ extension DominoNode {
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unanswered, event: eventName(), node: description))
         }
-        if plan.strictRequests {
-            Diagnostics.report(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer.")
+        if Diagnostics.reportsUnansweredRequests {
+            Diagnostics.emit(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer. Give it a responder on that route, or turn off reportsUnansweredRequests if nil is expected here.")
         }
     }
 }

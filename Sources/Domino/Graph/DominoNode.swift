@@ -139,7 +139,7 @@ public final class DominoNode: @unchecked Sendable {
     @discardableResult
     public func mount(at parent: DominoNode) -> Bool {
         if parent === self {
-            Diagnostics.report(.mountAtSelf, "\(self) cannot be mounted at itself; the mount was ignored.")
+            Diagnostics.emit(.mountAtSelf, "\(self) cannot be mounted at itself; the mount was ignored. Mount it at its parent's node.")
             return false
         }
         var closedCycle = false
@@ -154,7 +154,7 @@ public final class DominoNode: @unchecked Sendable {
             return true
         }
         if closedCycle {
-            Diagnostics.report(.mountCycle, "Mounting \(self) at \(parent) closes a cycle; the mount was kept and routes visit each node once.")
+            Diagnostics.emit(.mountCycle, "Mounting \(self) at \(parent) closes a cycle; the mount was kept and routes visit each node once. If the cycle is a mistake, unmount one of its links.")
         }
         return mounted
     }
@@ -170,7 +170,7 @@ public final class DominoNode: @unchecked Sendable {
             return true
         }
         if !removed {
-            Diagnostics.report(.notMounted, "\(self) is not mounted at \(parent); nothing was unmounted.")
+            Diagnostics.emit(.notMounted, "\(self) is not mounted at \(parent); nothing was unmounted. Unmount it from one of its parents (see `parents`).")
         }
     }
 
@@ -216,23 +216,51 @@ public final class DominoNode: @unchecked Sendable {
     /// Adds a handler to the slot `key` under the exclusive lock.
     func add<H: Subscription>(_ handler: H, for key: SlotKey) -> H {
         handler.delivery?.prepare()
-        graphLock.withExclusive { graveyard in
+        let bound = handler.boundObject
+        let earlier: [Subscription] = graphLock.withExclusive { graveyard in
             if key.phase == .capture { GraphSettings.capturesExist = true }
             handler.home = NodeLink(self)
-            if let index = slots.firstIndex(where: { $0.key == key }) {
+            let index: Int
+            if let found = slots.firstIndex(where: { $0.key == key }) {
+                index = found
                 replaceTable(at: index, with: slots[index].table.adding(handler), &graveyard)
             } else {
+                index = slots.count
                 slots.append(Slot(key: key, table: HandlerTable(of: self).adding(handler)))
                 slotFilter |= key.filterBit
             }
+            guard let bound else { return [] }
+            return slots[index].handlers(boundTo: bound, besides: handler)
         }
+        if !earlier.isEmpty { reportDuplicate(handler, of: earlier, in: key) }
         return handler
+    }
+
+    /// Reports `handler` as a second subscription of the object it is bound to,
+    /// unless each of the `earlier` handlers bound to the same identity outlived its
+    /// object (whose address the new one took): then `handler` takes the index's
+    /// place of the one indexed. Outside the lock: it loads weak references.
+    @inline(never)
+    private func reportDuplicate(_ handler: Subscription, of earlier: [Subscription], in key: SlotKey) {
+        guard earlier.contains(where: { !$0.isOrphaned }) else {
+            graphLock.withExclusive { _ in
+                guard let index = slots.firstIndex(where: { $0.key == key }) else { return }
+                for stale in earlier { slots[index].replaceBound(stale, with: handler) }
+            }
+            return
+        }
+        let phase = key.phase == .bubble ? "" : " (\(key.phase) phase)"
+        Diagnostics.emit(
+            .duplicateSubscription,
+            "\(handler.boundObjectName) was subscribed to \(handler.handledName)\(phase) at \(self) again while its first subscription is active; both stay, so it is called twice. Subscribe it once (not in code that runs again, such as viewWillAppear), or cancel the first subscription."
+        )
     }
 
     /// Removes one handler. Exclusive lock held.
     func removeLocked(_ handler: Subscription, graveyard: inout Graveyard) {
         graveyard.end(handler)
         guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
+        if let bound = handler.boundObject { slots[index].unindexBound(handler, boundTo: bound) }
         let remaining = slots[index].table.removing(handler)
         if remaining.isEmpty {
             graveyard.retire(slots[index].table)

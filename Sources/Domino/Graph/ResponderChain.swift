@@ -134,9 +134,13 @@ extension DominoNode {
     ///
     /// Resolved again by every post that passes this node, by every broadcast, raise
     /// and delivery to the deepest subscriber, and by ``refreshResponderChain()``.
-    public var responderSuccessor: DominoNode? {
+    var resolvedSuccessor: DominoNode? {
         graphLock.withShared { responderLink?.successor?.retainIfAlive() }
     }
+
+    /// The node the responder chain leads to from here, as last resolved.
+    @available(*, deprecated, message: "Read the route instead: after refreshResponderChain(), the node the chain leads to comes right after this one")
+    public var responderSuccessor: DominoNode? { resolvedSuccessor }
 
     /// Reads the responder chain from this node up now, so that inspection
     /// (``children`` of the nodes above, ``route``) reflects it before anything is
@@ -227,9 +231,9 @@ extension DominoNode {
             }
             steps += 1
             if steps >= maximumResponderChainLength {
-                Diagnostics.report(
+                Diagnostics.emit(
                     .responderChainTooLong,
-                    "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there."
+                    "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there. Make nextDominoResponder reach nil or a responder with a node."
                 )
                 return .resolved(nil)
             }
@@ -273,7 +277,7 @@ extension DominoNode {
             return ResponderRegistry.generation
         }
         if closedCycle, let successor {
-            Diagnostics.report(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once.")
+            Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
         return installed
     }

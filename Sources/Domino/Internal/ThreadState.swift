@@ -24,9 +24,9 @@ struct ThreadState {
     @inline(__always)
     static func enterNesting(_ thread: UnsafeMutablePointer<ThreadState>, _ what: @autoclosure () -> String) -> Bool {
         if thread.pointee.nesting >= DominoNode.maximumNestingDepth {
-            Diagnostics.report(
+            Diagnostics.emit(
                 .nestingLimitExceeded,
-                "\(what()) is nested \(DominoNode.maximumNestingDepth) levels deep on one thread (a handler posting, or an observer firing, recursively?); it was dropped."
+                "\(what()) is nested \(DominoNode.maximumNestingDepth) levels deep on one thread (a handler posting, or an observer firing, recursively?); it was dropped. Make the handler post only when something changed, not each time it is called."
             )
             return false
         }

@@ -273,7 +273,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
             // Dead observers do not count; they leave now.
             let count = core.purge()
             if count > limit {
-                Diagnostics.report(
+                Diagnostics.emit(
                     .observerLimitExceeded,
                     "\(core.typeName) has \(count) observers, more than its maxObservers (\(limit)); the new observer (\(observerType)) was added anyway. A leak or a repeated addObserver? If so many are intended, raise maxObservers."
                 )
@@ -333,9 +333,9 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
             guard count > newValue else { return }
             let live = core.purge()
             if live > newValue {
-                Diagnostics.report(
+                Diagnostics.emit(
                     .observerLimitExceeded,
-                    "maxObservers of \(core.typeName) was lowered to \(newValue), below its \(live) observers; they all stay."
+                    "maxObservers of \(core.typeName) was lowered to \(newValue), below its \(live) observers; they all stay. Remove observers first, or keep the limit above their count."
                 )
             }
         }

@@ -50,8 +50,11 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Recei
     weak var owner: Owner?
     let body: @Sendable (Owner, Payload, inout Propagation) -> Void
 
+    private let ownerID: ObjectIdentifier
+
     init(delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) -> Void) {
         self.owner = owner
+        ownerID = ObjectIdentifier(owner)
         self.body = body
         super.init(delivery: delivery)
         #if DEBUG
@@ -60,6 +63,8 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Recei
     }
 
     override var isOrphaned: Bool { owner == nil }
+    override var boundObject: ObjectIdentifier? { ownerID }
+    override var boundObjectName: String { "\(Owner.self)" }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
         // The strong reference keeps the owner alive for the whole call.
@@ -171,8 +176,11 @@ final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R
     weak var owner: Owner?
     let body: @Sendable (Owner, R) -> R.Response?
 
+    private let ownerID: ObjectIdentifier
+
     init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R) -> R.Response?) {
         self.owner = owner
+        ownerID = ObjectIdentifier(owner)
         self.body = body
         super.init(mode: mode)
         #if DEBUG
@@ -181,6 +189,8 @@ final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R
     }
 
     override var isOrphaned: Bool { owner == nil }
+    override var boundObject: ObjectIdentifier? { ownerID }
+    override var boundObjectName: String { "\(Owner.self)" }
 
     override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
         if !answersHere { return .notHere }

@@ -13,16 +13,45 @@
 ///     if isModalPresented { propagation.stop() }
 /// }
 /// ```
-public enum Phase: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum Phase: Sendable, CaseIterable, CustomStringConvertible {
     /// The default: up a post's route from the posting node, and down a broadcast or
     /// a raise's propagation.
-    case bubble = 0
+    case bubble
     /// Down a post's route from its outermost node to the posting node, before the
     /// bubble phase (the DOM's capture phase).
-    case capture = 1
+    case capture
     /// Up a raise's route to the root(s), before the event propagates down
     /// (EventsTree's raise stage).
-    case raise = 2
+    case raise
+
+    /// The phase's two bits in a slot key.
+    var bits: UInt8 {
+        switch self {
+        case .bubble: return 0
+        case .capture: return 1
+        case .raise: return 2
+        }
+    }
+
+    /// The phase whose ``bits`` are `bits`, if any.
+    init?(bits: UInt8) {
+        switch bits {
+        case 0: self = .bubble
+        case 1: self = .capture
+        case 2: self = .raise
+        default: return nil
+        }
+    }
+
+    /// A number for the phase (0, 1, 2).
+    @available(*, deprecated, message: "Phases are compared by name; their numbers are Domino's own")
+    public var rawValue: UInt8 { bits }
+
+    /// The phase numbered `rawValue`.
+    @available(*, deprecated, message: "Name the phase: .bubble, .capture or .raise")
+    public init?(rawValue: UInt8) {
+        self.init(bits: rawValue)
+    }
 
     /// EventsTree's propagate stage: the default phase, which a raise runs on its way
     /// down from the root(s).

@@ -30,7 +30,7 @@ struct SlotKey: Equatable, Sendable {
 
     /// The same event in another phase.
     func `in`(_ phase: Phase) -> SlotKey {
-        SlotKey(typeBits: (typeBits & ~Self.phaseMask) | UInt(phase.rawValue), eventName: eventName)
+        SlotKey(typeBits: (typeBits & ~Self.phaseMask) | UInt(phase.bits), eventName: eventName)
     }
 
     /// The key's bit in a node's `slotFilter`: one of 32, from the type's address
@@ -44,7 +44,7 @@ struct SlotKey: Equatable, Sendable {
     }
 
     /// The phase this key's handlers run in.
-    var phase: Phase { Phase(rawValue: UInt8(typeBits & Self.phaseMask)) ?? .bubble }
+    var phase: Phase { Phase(bits: UInt8(typeBits & Self.phaseMask)) ?? .bubble }
 
     /// The event name of a named-event key.
     var name: String? { eventName }
@@ -157,6 +157,16 @@ final class HandlerTable: Sendable {
         }
     }
 
+    /// The list of `role`.
+    func list(of role: HandlerRole) -> ContiguousArray<Subscription> {
+        switch role {
+        case .subscriber: return subscribers
+        case .reformer: return reformers
+        case .interceptor: return interceptors
+        case .responder: return responders
+        }
+    }
+
     func contains(_ handler: Subscription) -> Bool {
         switch handler.role {
         case .subscriber: return subscribers.contains { $0 === handler }
@@ -197,4 +207,67 @@ final class HandlerTable: Sendable {
 struct Slot {
     let key: SlotKey
     var table: HandlerTable
+    /// The slot's handlers bound to an object (an owner, a protocol target), by
+    /// that object's identity, once the slot holds more than `scanLimit` handlers of
+    /// a role: what finds a second subscription of the same object in one look-up,
+    /// however many the slot holds. Below that, a scan of the role's list costs less
+    /// than hashing (measured on a slot of 11 owner-bound subscribers: a
+    /// subscribe-and-cancel took 12,195 instructions without the check, 13,300 with
+    /// an index for every slot, 12,610 with this scan). One handler per object is
+    /// indexed.
+    private var bound: [ObjectIdentifier: Subscription]?
+
+    /// How many handlers of a role a slot scans before it indexes them.
+    static let scanLimit = 16
+
+    init(key: SlotKey, table: HandlerTable) {
+        self.key = key
+        self.table = table
+    }
+
+    /// The active handlers bound to `object` other than `handler`, just added: the
+    /// earlier subscriptions of the same object, or of dead objects whose address
+    /// `object` reuses (the caller tells them apart outside the lock). Usually
+    /// none. Exclusive lock held.
+    mutating func handlers(boundTo object: ObjectIdentifier, besides handler: Subscription) -> [Subscription] {
+        if bound == nil {
+            let list = table.list(of: handler.role)
+            if list.count <= Self.scanLimit {
+                var found: [Subscription] = []
+                HandlerTable.forEachBorrowed(in: list) { other in
+                    if other !== handler, other.boundObject == object, other.home != nil { Self.keep(other, in: &found) }
+                    return true
+                }
+                return found
+            }
+            // The last handler of each object wins: of a dead object's and a live
+            // one's at the same address, the live one came later.
+            var index: [ObjectIdentifier: Subscription] = [:]
+            for other in list where other !== handler {
+                if let id = other.boundObject { index[id] = other }
+            }
+            bound = index
+        }
+        if let earlier = bound?[object], earlier.home != nil { return [earlier] }
+        bound?[object] = handler
+        return []
+    }
+
+    /// Appends a borrowed handler: only this rare path pays for the retain.
+    @inline(never)
+    private static func keep(_ handler: Subscription, in list: inout [Subscription]) {
+        list.append(handler)
+    }
+
+    /// Removes `handler` from the index, if the slot has one. Exclusive lock held.
+    mutating func unindexBound(_ handler: Subscription, boundTo object: ObjectIdentifier) {
+        if bound?[object] === handler { bound?[object] = nil }
+    }
+
+    /// Indexes `handler` in place of `stale`, if the index holds it. Exclusive lock
+    /// held.
+    mutating func replaceBound(_ stale: Subscription, with handler: Subscription) {
+        guard let object = handler.boundObject, bound?[object] === stale, handler.home != nil else { return }
+        bound?[object] = handler
+    }
 }

@@ -4,7 +4,7 @@
 /// Subscriptions are attach-and-forget, as in Domino and Uber Signals: dropping the
 /// handle does not end the subscription. It ends when you call ``cancel()``, when its
 /// owner deallocates (for owner-bound subscriptions), when it is removed with
-/// ``DominoNode/unsubscribe(_:)-(T.Type)`` or ``DominoNode/clearAllSubscribers()``, or when the node
+/// ``DominoNode/unsubscribe(_:)-(E.Type)`` or ``DominoNode/clearAllSubscribers()``, or when the node
 /// deallocates.
 ///
 /// ```swift
@@ -57,6 +57,14 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
 
     /// True for owner-bound handlers whose owner is gone.
     var isOrphaned: Bool { false }
+
+    /// The identity of the object this handler is bound to (its owner, or its
+    /// protocol target), for the duplicate check; nil for a handler bound to none.
+    /// Kept by the subclasses that have one, taken when the object was alive.
+    var boundObject: ObjectIdentifier? { nil }
+
+    /// How diagnostics name the bound object: its type. Outside the lock.
+    var boundObjectName: String { "a handler" }
 
     /// Called once the subscription ended (cancelled, removed, or its node gone),
     /// after the lock is dropped. Streams finish here.

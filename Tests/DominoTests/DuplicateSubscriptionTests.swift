@@ -1,0 +1,161 @@
+import Testing
+@testable import Domino
+
+@Suite("Duplicate subscriptions", .checksLeaks)
+struct DuplicateSubscriptionTests {
+    @Test func ownerSubscribedTwiceForTheSameEventIsReportedOnce() {
+        let node = DominoNode(label: "screen")
+        let owner = Host("owner")
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+        #expect(diagnostics.first?.message.contains("Host was subscribed to Ping at screen again") == true)
+    }
+
+    @Test func bothSubscriptionsOfADuplicateStayAndRun() {
+        let node = DominoNode()
+        let owner = Host("owner")
+        let counter = Counter()
+        Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in counter.increment() }
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in counter.increment() }
+        }
+        node.post(Ping(value: 1))
+        #expect(counter.value == 2)
+    }
+
+    @Test func differentOwnersEventsAndPhasesAreNotDuplicates() {
+        let node = DominoNode()
+        let first = Host("first"), second = Host("second")
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: first, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: second, on: .postingThread) { _, _ in }
+            node.subscribe(Pong.self, owner: first, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: first, phase: .capture, on: .postingThread) { _, _ in }
+            node.subscribe("Named", owner: first, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, on: .postingThread) { _ in }
+            node.subscribe(Ping.self, on: .postingThread) { _ in }   // closures without an owner: not compared
+        }
+        #expect(diagnostics.isEmpty)
+    }
+
+    @Test func theSameOwnerAtTwoNodesIsNotADuplicate() {
+        let nodes = makeChain(2)
+        let owner = Host("owner")
+        let diagnostics = Diagnostics.capture {
+            nodes[0].subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            nodes[1].subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(diagnostics.isEmpty)
+    }
+
+    /// Slots with few handlers scan them; slots with more than `Slot.scanLimit`
+    /// index them: these tests run with the slot in either state.
+    static let fillers = [0, Slot.scanLimit + 4]
+
+    /// Subscribes `count` other owners (kept alive by the returned array) at `node`.
+    private func fill(_ node: DominoNode, with count: Int) -> [Host] {
+        let others = (0..<count).map { Host("other \($0)") }
+        for other in others { node.subscribe(Ping.self, owner: other, on: .postingThread) { _, _ in } }
+        return others
+    }
+
+    @Test(arguments: fillers) func ownerSubscribedTwiceIsReportedWhateverTheSlotHolds(filler: Int) {
+        let node = DominoNode()
+        let others = fill(node, with: filler)
+        let owner = Host("owner")
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+        withExtendedLifetime(others) {}
+    }
+
+    @Test(arguments: fillers) func ownerSubscribedAgainAfterCancellingIsNotReported(filler: Int) {
+        let node = DominoNode()
+        let others = fill(node, with: filler)
+        defer { withExtendedLifetime(others) {} }
+        let owner = Host("owner")
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }.cancel()
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.unsubscribe(Ping.self)
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.clearAllSubscribers()
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(diagnostics.isEmpty)
+    }
+
+    @Test(arguments: [Slot.scanLimit / 2, 200]) func aNewOwnerAtTheAddressOfADeadOneIsNotADuplicate(owners: Int) {
+        // Owners die without a post to purge their subscriptions, so each new owner
+        // may take the address of one whose subscription is still in the slot.
+        final class Owner: Sendable { let padding = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
+        let node = DominoNode()
+        var addresses = Set<ObjectIdentifier>()
+        var reused = false
+        let diagnostics = Diagnostics.capture {
+            for _ in 0..<owners {
+                let owner = Owner()
+                reused = !addresses.insert(ObjectIdentifier(owner)).inserted || reused
+                node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            }
+        }
+        #expect(diagnostics.count == 0)
+        #expect(reused, "no address was reused: the test proved nothing")
+        // A live owner subscribed twice after all that is still found.
+        let owner = Owner()
+        let again = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(again.map(\.code) == [.duplicateSubscription])
+    }
+
+    @Test func ownerBoundResponderRegisteredTwiceIsReported() {
+        let node = DominoNode()
+        let owner = Host("owner")
+        let diagnostics = Diagnostics.capture {
+            node.respond(to: Ask.self, owner: owner, on: .postingThread) { _, _ in "first" }
+            node.respond(to: Ask.self, owner: owner, on: .postingThread) { _, _ in "second" }
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+    }
+
+    @Test func protocolTargetSubscribedTwiceIsReported() {
+        let node = DominoNode(label: "container")
+        let target = ContentTarget("target", log: Log())
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(ContentEvents.self, target: target, on: .postingThread)
+            node.subscribe(ContentEvents.self, target: target, on: .postingThread)
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+        #expect(diagnostics.first?.message.contains("The target ContentTarget") == true)
+    }
+
+    @Test @MainActor func mainActorOwnerSubscribedTwiceIsReported() {
+        let node = DominoNode()
+        let screen = Screen()
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: screen) { _, _ in }
+            node.subscribe(Ping.self, owner: screen) { _, _ in }
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+        #expect(diagnostics.first?.message.contains("Screen was subscribed") == true)
+    }
+
+    @Test func subscribingManyOwnersAtOneNodeFindsEachDuplicate() {
+        let node = DominoNode()
+        let owners = (0..<2_000).map { Host("owner \($0)") }
+        let diagnostics = Diagnostics.capture {
+            for owner in owners { node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in } }
+            for owner in owners.prefix(3) { node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in } }
+        }
+        #expect(diagnostics.map(\.code) == Array(repeating: .duplicateSubscription, count: 3))
+    }
+}
+
+@MainActor private final class Screen {}
