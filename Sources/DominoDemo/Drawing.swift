@@ -19,6 +19,9 @@ func drawTree(from root: DominoNode, route: [DominoNode], marks records: [TraceR
         case .answered(let answer): mark = "← answered \"\(answer)\""
         case .unhandled: mark = "· reached no handler"
         case .unanswered: mark = "· unanswered"
+        case .reported: mark = "◆ reported here"
+        case .transformed: mark = "~ transformed"
+        case .handled: mark = "← handled"
         }
         marks[record.node, default: []].append(mark)
     }

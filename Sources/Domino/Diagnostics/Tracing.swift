@@ -24,6 +24,12 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
         case answered(String)
         /// A request ended unanswered.
         case unanswered
+        /// An error was reported at `node` (``DominoNode/report(_:isolation:)``).
+        case reported
+        /// An error handler at `node` replaced the error; `from` and `to` describe it.
+        case transformed(from: String, to: String)
+        /// An error handler at `node` handled or caught the error.
+        case handled
     }
 
     /// What happened.
@@ -54,6 +60,9 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
         case .requested: return "[Domino] request \(event) at \(node)"
         case .answered(let answer): return "[Domino]   <- \(event) answered at \(node): \(answer)"
         case .unanswered: return "[Domino]   . \(event) from \(node) was not answered"
+        case .reported: return "[Domino] report \(event) at \(node)"
+        case .transformed(let from, let to): return "[Domino]   ~ \(event) transformed at \(node): \(from) => \(to)"
+        case .handled: return "[Domino]   <- \(event) handled at \(node)"
         }
     }
 }
