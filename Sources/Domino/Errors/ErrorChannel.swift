@@ -114,43 +114,51 @@ extension DominoNode {
 
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
-            for handler in stage.table.subscribers {
-                let errorHandler = unsafeDowncast(handler, to: ErrorHandler.self)
-                if thread.pointee.writes != plan.writes, !errorHandler.isAttached { continue }
-                if errorHandler.isOrphaned {
-                    orphans.append(errorHandler)
-                    continue
+            var outcome: ErrorStep = .passed
+            stage.withTable { table in
+                HandlerTable.forEachBorrowed(in: table.subscribers) { handler in
+                    let errorHandler = unsafeDowncast(handler, to: ErrorHandler.self)
+                    if thread.pointee.writes != plan.writes, !errorHandler.isAttached { return true }
+                    if errorHandler.isOrphaned {
+                        Self.keep(handler, in: &orphans)
+                        return true
+                    }
+                    guard errorHandler.takes(current) else { return true }
+                    let step: ErrorStep
+                    if errorHandler.decidesInPlace {
+                        guard errorHandler.livesHere(thread, isolation: isolation) else {
+                            skipped.append(errorHandler.placeName)
+                            return true
+                        }
+                        step = errorHandler.run(current)
+                    } else {
+                        step = errorHandler.handle(current, thread: thread, isolation: isolation)
+                    }
+                    switch step {
+                    case .passed:
+                        return true
+                    case .transformed(let replacement):
+                        if traced || stage.traced {
+                            Tracing.emit(TraceRecord(kind: .transformed(from: Self.errorName(current), to: Self.errorName(replacement)), event: Self.errorName(current), node: stage.nodeName))
+                        }
+                        current = replacement
+                        return true
+                    case .handled, .caught:
+                        outcome = step
+                        return false
+                    }
                 }
-                guard errorHandler.takes(current) else { continue }
-                let step: ErrorStep
-                if errorHandler.decidesInPlace {
-                    guard errorHandler.livesHere(thread, isolation: isolation) else {
-                        skipped.append(errorHandler.placeName)
-                        continue
-                    }
-                    step = errorHandler.run(current)
-                } else {
-                    step = errorHandler.handle(current, thread: thread, isolation: isolation)
+            }
+            switch outcome {
+            case .handled, .caught:
+                if traced || stage.traced {
+                    Tracing.emit(TraceRecord(kind: .handled, event: Self.errorName(current), node: stage.nodeName))
                 }
-                switch step {
-                case .passed:
-                    continue
-                case .transformed(let replacement):
-                    if traced || stage.traced {
-                        Tracing.emit(TraceRecord(kind: .transformed(from: Self.errorName(current), to: Self.errorName(replacement)), event: Self.errorName(current), node: stage.nodeName))
-                    }
-                    current = replacement
-                case .handled:
-                    if traced || stage.traced {
-                        Tracing.emit(TraceRecord(kind: .handled, event: Self.errorName(current), node: stage.nodeName))
-                    }
-                    return ErrorReport(error: current, handledAt: stage.nodeName, caughtAs: nil, nodesVisited: plan.nodesVisited)
-                case .caught(let eventType):
-                    if traced || stage.traced {
-                        Tracing.emit(TraceRecord(kind: .handled, event: Self.errorName(current), node: stage.nodeName))
-                    }
-                    return ErrorReport(error: current, handledAt: stage.nodeName, caughtAs: eventType, nodesVisited: plan.nodesVisited)
-                }
+                var caughtAs: String?
+                if case .caught(let eventType) = outcome { caughtAs = eventType }
+                return ErrorReport(error: current, handledAt: stage.nodeName, caughtAs: caughtAs, nodesVisited: plan.nodesVisited)
+            case .passed, .transformed:
+                continue
             }
         }
         if traced {

@@ -195,8 +195,15 @@ extension DominoNode {
 /// lives (see `livesHere`), or enqueued there by `handle(_:thread:isolation:)`; it is
 /// not `Sendable` for isolated handlers, which belong to one isolation.
 final class ErrorHandler: Subscription, @unchecked Sendable {
+    /// Called only with an error the handler takes (see `takes`).
     private let body: (any Error) -> ErrorStep
-    private let takesError: (any Error) -> Bool
+    /// The handler's error type, for the cheap exact-type test.
+    private let exactType: ObjectIdentifier
+    /// True for a handler of every error (`(any Error).self`).
+    private let takesAll: Bool
+    /// The runtime's cast test, for errors not exactly of the handler's type (a
+    /// subclass, or a handler whose type is a protocol).
+    private let takesByCast: (any Error) -> Bool
     private let typeName: String
     private let kind: String
     /// The isolation of the code that added it; nil for a `Sendable` handler with a mode.
@@ -209,7 +216,9 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     init<F: Error>(_ type: F.Type, kind: String, isolation: HandlerIsolation, owner: AnyObject? = nil, decides: Bool = false, body: @escaping (F) -> ErrorStep) {
         self.isolation = isolation
-        (self.body, takesError, typeName) = Self.erase(body)
+        (self.body, takesByCast, typeName) = Self.erase(body)
+        exactType = ObjectIdentifier(F.self)
+        takesAll = F.self == (any Error).self
         self.kind = kind
         self.owner = owner
         ownerBound = owner != nil
@@ -220,7 +229,9 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     init<F: Error>(_ type: F.Type, kind: String, mode: DeliveryMode, owner: AnyObject? = nil, decides: Bool = false, body: @escaping (F) -> ErrorStep) {
         isolation = nil
-        (self.body, takesError, typeName) = Self.erase(body)
+        (self.body, takesByCast, typeName) = Self.erase(body)
+        exactType = ObjectIdentifier(F.self)
+        takesAll = F.self == (any Error).self
         self.kind = kind
         self.owner = owner
         ownerBound = owner != nil
@@ -231,7 +242,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     private static func erase<F: Error>(_ body: @escaping (F) -> ErrorStep) -> ((any Error) -> ErrorStep, (any Error) -> Bool, String) {
         (
-            { error in (error as? F).map(body) ?? .passed },
+            { error in body(takenError(error, as: F.self)) },
             { $0 is F },
             F.self == (any Error).self ? "any Error" : String(describing: F.self)
         )
@@ -247,8 +258,12 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     override var isOrphaned: Bool { (ownerBound && owner == nil) || (isolation?.isGone ?? false) }
 
-    /// True when this handler takes `error`: it is of the handler's type.
-    func takes(_ error: any Error) -> Bool { takesError(error) }
+    /// True when this handler takes `error`: it is of the handler's type. Exact types
+    /// and handlers of every error are decided without the runtime's cast.
+    @inline(__always)
+    func takes(_ error: any Error) -> Bool {
+        takesAll || ObjectIdentifier(type(of: error)) == exactType || takesByCast(error)
+    }
 
     /// True when a caller on `thread`, isolated to `caller`, may run the handler.
     func livesHere(_ thread: UnsafeMutablePointer<ThreadState>, isolation caller: (any Actor)?) -> Bool {
@@ -273,6 +288,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     /// Runs a `handle` handler: here when it lives here, else enqueued where it
     /// lives. The error is handled either way.
+    /// Called only with an error it takes.
     func handle(_ error: any Error, thread: UnsafeMutablePointer<ThreadState>, isolation caller: (any Actor)?) -> ErrorStep {
         if livesHere(thread, isolation: caller) { return run(error) }
         switch isolation {
@@ -294,4 +310,18 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
         guard isAttached else { return }
         _ = body(error)
     }
+}
+
+/// An error the handler takes (see `ErrorHandler.takes`) as the handler's type,
+/// without the runtime's dynamic cast in the common cases (an error of exactly the
+/// handler's type, a handler of every error) and without an `Optional<F>`, whose
+/// metadata an unspecialized generic call looks up each time.
+@inline(__always)
+func takenError<F>(_ error: any Error, as type: F.Type) -> F {
+    if F.self == (any Error).self { return unsafeBitCast(error, to: F.self) }
+    func open<T: Error>(_ opened: T) -> F {
+        if T.self == F.self { return unsafeBitCast(opened, to: F.self) }
+        return opened as! F
+    }
+    return open(error)
 }
