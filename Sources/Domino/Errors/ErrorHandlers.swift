@@ -259,7 +259,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
     override var isOrphaned: Bool { (ownerBound && owner == nil) || (isolation?.isGone ?? false) }
 
     /// True when this handler takes `error`: it is of the handler's type. Exact types
-    /// and handlers of every error are decided without the runtime's cast.
+    /// and handlers of every error are decided without the runtime's cast test.
     @inline(__always)
     func takes(_ error: any Error) -> Bool {
         takesAll || ObjectIdentifier(type(of: error)) == exactType || takesByCast(error)
@@ -312,13 +312,12 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
     }
 }
 
-/// An error the handler takes (see `ErrorHandler.takes`) as the handler's type,
-/// without the runtime's dynamic cast in the common cases (an error of exactly the
-/// handler's type, a handler of every error) and without an `Optional<F>`, whose
-/// metadata an unspecialized generic call looks up each time.
+/// An error the handler takes (see `ErrorHandler.takes`) as the handler's type: a
+/// forced cast, which `takes` has checked, and no `Optional<F>`, whose metadata an
+/// unspecialized generic call would look up each time. A handler of every error
+/// (`F` is `any Error`, to which the error binds without opening) needs no cast.
 @inline(__always)
 func takenError<F>(_ error: any Error, as type: F.Type) -> F {
-    if F.self == (any Error).self { return unsafeBitCast(error, to: F.self) }
     func open<T: Error>(_ opened: T) -> F {
         if T.self == F.self { return unsafeBitCast(opened, to: F.self) }
         return opened as! F
