@@ -17,6 +17,8 @@ func drawTree(from root: DominoNode, route: [DominoNode], marks records: [TraceR
         case .scheduled: mark = "○ scheduled"
         case .unhandled: mark = "· reached no handler"
         case .unanswered: mark = "· unanswered"
+        case .reported: mark = "◆ reported here"
+        case .handled: mark = "← handled"
         default:
             if let reason = kind.stopReason {
                 mark = "✕ stopped (\(reason))"
@@ -24,6 +26,8 @@ func drawTree(from root: DominoNode, route: [DominoNode], marks records: [TraceR
                 mark = "← answered \"\(answer)\""
             } else if kind.reformedValues != nil {
                 mark = "~ reformed"
+            } else if kind.transformedErrors != nil {
+                mark = "~ transformed"
             } else {
                 mark = "· \(kind)"
             }

@@ -661,3 +661,39 @@ final class UploadService: Sendable {
     }
 }
 // DOC-SNIPPET-END nonisolated-handlers
+
+// DOC-SNIPPET-BEGIN errors-up-the-chain
+struct SyncFailed: Error {
+    var itemID: Int
+    var isRetryable: Bool
+}
+
+struct SyncBanner: Event { var text: String }
+
+@MainActor final class InboxViewController {
+    let domino = DominoNode(label: "inbox")
+    private(set) var retried: [Int] = []
+    private(set) var banners: [String] = []
+
+    func viewDidLoad() {
+        // Decide: retry what can be retried, let the rest go on.
+        domino.receive(SyncFailed.self) { [weak self] error in
+            guard error.isRetryable, let self else { return .notHandled }
+            retried.append(error.itemID)
+            return .handled
+        }
+        // Catch the rest into an event, which this screen and those above hear.
+        domino.catch(SyncFailed.self) { error in
+            SyncBanner(text: "Item \(error.itemID) did not sync")
+        }
+        domino.subscribe(SyncBanner.self, owner: self) { inbox, banner in
+            inbox.banners.append(banner.text)
+        }
+    }
+}
+
+@MainActor func installLastResort(at app: DominoNode, log: @escaping (String) -> Void) {
+    // Every error that reaches the app: `(any Error).self` takes them all.
+    app.handle((any Error).self) { error in log("unhandled: \(error)") }
+}
+// DOC-SNIPPET-END errors-up-the-chain

@@ -121,6 +121,23 @@ struct DocumentationTests {
         #expect(log.entries == ["Ann, no phone", "Bo, phone given"])
     }
 
+    @Test @MainActor func errorsAreRetriedCaughtIntoEventsOrHandledAtTheApp() {
+        let app = DominoNode(label: "app")
+        let inbox = InboxViewController()
+        inbox.viewDidLoad()
+        inbox.domino.mount(at: app)
+        let row = DominoNode(label: "row")
+        row.mount(at: inbox.domino)
+        let log = Log<String>()
+        installLastResort(at: app) { log.append($0) }
+        row.report(SyncFailed(itemID: 1, isRetryable: true))
+        row.report(SyncFailed(itemID: 2, isRetryable: false))
+        row.report(CancellationError())
+        #expect(inbox.retried == [1])
+        #expect(inbox.banners == ["Item 2 did not sync"])
+        #expect(log.entries == ["unhandled: CancellationError()"])
+    }
+
     @Test @MainActor func protocolEventsReachTargetsAndTheFirstAnswerWins() {
         let screen = PlayerScreen()
         let controls = DominoNode(label: "controls")

@@ -4,14 +4,15 @@ import Testing
 
 // Model-based testing: random sequences of operations run against the library and
 // against a deliberately simple reference model of DESIGN.md's route and delivery
-// rules; after every post, request and broadcast, who received what, in which order
-// and with which value must agree.
+// rules; after every post, request, broadcast and error report, who received what,
+// in which order and with which value must agree.
 //
 // Seeded and reproducible: a divergence prints its seed; replay one sequence with
 // DOMINO_MODEL_SEED=<seed> swift test --filter ModelBasedTests. DOMINO_MODEL_SEQUENCES
 // changes how many sequences run (10,000 by default, the figure CI runs).
 
 struct ModelEvent: Event { var value: Int }
+struct ModelError: Error { var value: Int }
 struct ModelAsk: Request {
     typealias Response = String
     var value: Int
@@ -43,6 +44,8 @@ enum ModelOperation: CustomStringConvertible {
     case post(node: Int, value: Int)
     case request(node: Int, value: Int)
     case broadcast(node: Int, value: Int)
+    case errorHandler(node: Int, kind: ModelErrorHandling)
+    case report(node: Int, value: Int)
     case deallocate(Int)
 
     var description: String {
@@ -58,7 +61,28 @@ enum ModelOperation: CustomStringConvertible {
         case let .post(node, value): return "post(\(value) at \(node))"
         case let .request(node, value): return "request(\(value) at \(node))"
         case let .broadcast(node, value): return "broadcast(\(value) from \(node))"
+        case let .errorHandler(node, kind): return "errorHandler(at \(node), \(kind))"
+        case let .report(node, value): return "report(\(value) at \(node))"
         case let .deallocate(node): return "deallocate(\(node))"
+        }
+    }
+}
+
+/// What an error handler of the model does with a `ModelError`.
+enum ModelErrorHandling: CustomStringConvertible {
+    case handle
+    /// Handles errors whose value is a multiple of the modulus.
+    case receive(modulus: Int)
+    case transform(delta: Int)
+    /// Catches into a `ModelEvent` with the error's value, posted from its node.
+    case catchIntoEvent
+
+    var description: String {
+        switch self {
+        case .handle: return "handle"
+        case let .receive(modulus): return "receive %\(modulus)"
+        case let .transform(delta): return "transform +\(delta)"
+        case .catchIntoEvent: return "catch"
         }
     }
 }
@@ -66,7 +90,7 @@ enum ModelOperation: CustomStringConvertible {
 /// The reference model: plain arrays, recursion-free walks, no locks, no cleverness.
 struct ReferenceModel {
     struct Handler {
-        enum Kind { case subscriber(capture: Bool, stops: Bool), reformer(Int, request: Bool), interceptor(Int, request: Bool), responder(Int) }
+        enum Kind { case subscriber(capture: Bool, stops: Bool), reformer(Int, request: Bool), interceptor(Int, request: Bool), responder(Int), errorHandler(ModelErrorHandling) }
         let id: Int
         let node: Int
         let kind: Kind
@@ -166,6 +190,30 @@ struct ReferenceModel {
         return nil
     }
 
+    /// (handler, value) for each error handler that took the error, in order, then the
+    /// deliveries of the event a catch posted; whether someone handled it.
+    func report(_ value: Int, at start: Int) -> (log: [String], handled: Bool) {
+        var log: [String] = []
+        var value = value
+        for node in route(from: start) {
+            for handler in handlers(at: node) {
+                guard case let .errorHandler(kind) = handler.kind else { continue }
+                log.append("e\(handler.id):\(value)")
+                switch kind {
+                case .handle:
+                    return (log, true)
+                case let .receive(modulus):
+                    if value % modulus == 0 { return (log, true) }
+                case let .transform(delta):
+                    value += delta
+                case .catchIntoEvent:
+                    return (log + post(value, at: node), true)
+                }
+            }
+        }
+        return (log, false)
+    }
+
     /// The node and its descendants, pre-order, children in mount order, once each;
     /// reformers rewrite for their subtree, interceptors keep the event out of their
     /// subtree, a stopping subscriber ends everything.
@@ -219,6 +267,32 @@ final class LibraryUnderTest {
         subscriptions[id] = nodes[node]!.subscribe(ModelEvent.self, phase: capture ? .capture : .bubble, on: .postingThread) { event, propagation in
             recorder.log.append("\(id):\(event.value)")
             if stops { propagation.stop() }
+        }
+    }
+
+    func addErrorHandler(_ id: Int, at node: Int, _ kind: ModelErrorHandling) {
+        let recorder = self.recorder
+        let target = nodes[node]!
+        switch kind {
+        case .handle:
+            subscriptions[id] = target.handle(ModelError.self, on: .postingThread) { error in
+                recorder.log.append("e\(id):\(error.value)")
+            }
+        case let .receive(modulus):
+            subscriptions[id] = target.receive(ModelError.self, on: .postingThread) { error in
+                recorder.log.append("e\(id):\(error.value)")
+                return error.value % modulus == 0 ? .handled : .notHandled
+            }
+        case let .transform(delta):
+            subscriptions[id] = target.transform(ModelError.self, on: .postingThread) { error in
+                recorder.log.append("e\(id):\(error.value)")
+                return ModelError(value: error.value + delta)
+            }
+        case .catchIntoEvent:
+            subscriptions[id] = target.catch(ModelError.self, on: .postingThread) { error in
+                recorder.log.append("e\(id):\(error.value)")
+                return ModelEvent(value: error.value)
+            }
         }
     }
 
@@ -306,7 +380,11 @@ struct ModelBasedTests {
             case 55..<60: operation = .cancel(Int.random(in: 0..<max(1, nextHandler), using: &random))
             case 60..<75: operation = .post(node: node, value: Int.random(in: 0..<100, using: &random))
             case 75..<83: operation = .request(node: node, value: Int.random(in: 0..<100, using: &random))
-            case 83..<93: operation = .broadcast(node: node, value: Int.random(in: 0..<100, using: &random))
+            case 83..<89: operation = .broadcast(node: node, value: Int.random(in: 0..<100, using: &random))
+            case 89..<92:
+                let kinds: [ModelErrorHandling] = [.handle, .receive(modulus: Int.random(in: 2...4, using: &random)), .transform(delta: Int.random(in: 1...9, using: &random)), .catchIntoEvent]
+                operation = .errorHandler(node: node, kind: kinds.randomElement(using: &random)!)
+            case 92..<95: operation = .report(node: node, value: Int.random(in: 0..<100, using: &random))
             default: operation = .deallocate(node)
             }
             history.append(operation)
@@ -364,6 +442,21 @@ struct ModelBasedTests {
                 let origin = library.nodes[node]!
                 let got = library.run { origin.broadcast(ModelEvent(value: value)) }
                 if got != expected { return diverged("\(got)", "\(expected)") }
+            case let .errorHandler(node, kind):
+                model.handlers.append(.init(id: nextHandler, node: node, kind: .errorHandler(kind)))
+                library.addErrorHandler(nextHandler, at: node, kind)
+                nextHandler += 1
+            case let .report(node, value):
+                let expected = model.report(value, at: node)
+                let origin = library.nodes[node]!
+                var report: ErrorReport?
+                var codes: [Diagnostic.Code] = []
+                let got = library.run {
+                    codes = Diagnostics.capture { report = origin.report(ModelError(value: value)) }.map(\.code)
+                }
+                if got != expected.log { return diverged("\(got)", "\(expected.log)") }
+                if report?.isHandled != expected.handled { return diverged("handled \(report?.isHandled ?? false)", "\(expected.handled)") }
+                if codes != (expected.handled ? [] : [.unhandledError]) { return diverged("diagnostics \(codes)", "handled \(expected.handled)") }
             case let .deallocate(node):
                 model.deallocate(node)
                 library.nodes[node] = nil

@@ -46,6 +46,7 @@ enum Scenarios {
             ("typed.bubble.depth10", { typedBubble(depth: 10) }),
             ("typed.bubble.depth100", { typedBubble(depth: 100) }),
             ("request.depth10", { requestDepth10() }),
+            ("error.report.depth10", { errorReportDepth10() }),
             ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
             ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
         ] + signals() + [("broadcast.tree1111", { broadcastTree1111() })]
@@ -219,6 +220,23 @@ enum Scenarios {
         }
     }
 
+    /// An error reported 10 levels below its only handler, which handles it.
+    static func errorReportDepth10() -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 10, label: "error")
+        chain.top.handle(BenchError.self, on: .postingThread) { error in counter.bump(lane: error.lane) }
+        let bottom = chain.bottom
+        let error = BenchError(lane: 0)
+        return Scenario(
+            name: "error.report.depth10",
+            baseline: "typed.bubble.depth10", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.report(error)) }
+            return iterations
+        }
+    }
+
     /// Two threads posting at the same bottom node of one shared 10-level chain at
     /// once. ns/op is total wall time over the posts of both threads, so with
     /// perfect scaling it is half of `typed.bubble.depth10`; the target only asks
@@ -366,4 +384,9 @@ struct Chain {
 
     var top: DominoNode { nodes[0] }
     var bottom: DominoNode { nodes[nodes.count - 1] }
+}
+
+/// The error of the error-reporting scenario.
+struct BenchError: Error {
+    let lane: Int
 }

@@ -76,6 +76,17 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// those responders run could have had another answer. Make the request
         /// there, or `try await` it, which goes to each responder.
         public static var isolatedResponderSkipped: Code { Code("isolatedResponderSkipped") }
+        /// An error reported with ``DominoNode/report(_:isolation:)`` went up its whole
+        /// route and no handler took it. The message names the error, the node it was
+        /// reported at and the route. Handle it at a node on that route.
+        public static var unhandledError: Code { Code("unhandledError") }
+        /// An error passed by error handlers that decide only where they live
+        /// (``DominoNode/receive(_:isolation:_:)``, ``DominoNode/transform(_:isolation:_:)``,
+        /// ``DominoNode/catch(_:isolation:_:)`` written in main-actor code, reached by
+        /// an error reported off the main thread, for example). Report it from there,
+        /// or use ``DominoNode/handle(_:isolation:_:)``, which runs wherever the error
+        /// is reported.
+        public static var errorHandlerSkipped: Code { Code("errorHandlerSkipped") }
         /// A protocol event was posted or requested where some of its targets do not
         /// live: a main-actor target off the main thread, another actor's target, or
         /// a `Sendable` target whose mode runs elsewhere. The poster's closure runs
@@ -100,7 +111,8 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
                 .mountAtSelf, .mountCycle, .notMounted, .nestingLimitExceeded, .stopIgnored,
                 .unansweredRequest, .targetNotAnObject, .responderChainTooLong,
                 .asyncResponderSkipped, .isolatedResponderSkipped, .targetSkipped,
-                .observerLimitExceeded, .duplicateSubscription,
+                .observerLimitExceeded, .duplicateSubscription, .unhandledError,
+                .errorHandlerSkipped,
             ]
         }
     }

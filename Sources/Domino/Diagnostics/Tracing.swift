@@ -23,6 +23,9 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
             case unhandled, requested
             case answered(String)
             case unanswered
+            case reported
+            case transformed(from: String, to: String)
+            case handled
         }
 
         private let storage: Storage
@@ -53,6 +56,12 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
         public static func answered(_ answer: String) -> Kind { Kind(.answered(answer)) }
         /// A request ended unanswered.
         public static var unanswered: Kind { Kind(.unanswered) }
+        /// An error was reported at `node` (``DominoNode/report(_:isolation:)``).
+        public static var reported: Kind { Kind(.reported) }
+        /// An error handler at `node` replaced the error; `from` and `to` describe it.
+        public static func transformed(from: String, to: String) -> Kind { Kind(.transformed(from: from, to: to)) }
+        /// An error handler at `node` handled or caught the error.
+        public static var handled: Kind { Kind(.handled) }
 
         /// Why the walk stopped, for a ``stopped(_:)`` record; else nil.
         public var stopReason: PostResult.StopReason? {
@@ -73,6 +82,13 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
             return nil
         }
 
+        /// The error before and after, described, for a ``transformed(from:to:)``
+        /// record; else nil.
+        public var transformedErrors: (from: String, to: String)? {
+            if case .transformed(let from, let to) = storage { return (from, to) }
+            return nil
+        }
+
         /// The kind's name: `posted`, `stopped`, `answered`...
         public var description: String {
             switch storage {
@@ -87,6 +103,9 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
             case .requested: return "requested"
             case .answered: return "answered"
             case .unanswered: return "unanswered"
+            case .reported: return "reported"
+            case .transformed: return "transformed"
+            case .handled: return "handled"
             }
         }
 
@@ -106,6 +125,9 @@ public struct TraceRecord: Sendable, Equatable, CustomStringConvertible {
             case .requested: return ("request \(event) at \(node)", nil)
             case .answered(let answer): return ("  <- \(event) answered at \(node): ", answer)
             case .unanswered: return ("  . \(event) from \(node) was not answered", nil)
+            case .reported: return ("report \(event) at \(node)", nil)
+            case .transformed(let from, let to): return ("  ~ \(event) transformed at \(node): ", "\(from) => \(to)")
+            case .handled: return ("  <- \(event) handled at \(node)", nil)
             }
         }
     }
