@@ -25,10 +25,10 @@ for node in [content.cell.dominoNode, content.dominoNode, container.dominoNode, 
 
 switch pictureFormat {
 case "--dot":
-    print(window.dominoNode.dotDiagram(highlighting: manager.domino.route))
+    print(window.dominoNode.dotDiagram(highlighting: manager.domino.routeNodes))
     exit(0)
 case "--mermaid":
-    print(window.dominoNode.mermaidDiagram(highlighting: manager.domino.route))
+    print(window.dominoNode.mermaidDiagram(highlighting: manager.domino.routeNodes))
     exit(0)
 case nil:
     break
@@ -46,7 +46,7 @@ var failures: [String] = []
     let records = Tracing.capture(step)
     for record in records { print(record) }
     print()
-    print(drawTree(from: window.dominoNode, route: origin.route, marks: records))
+    print(drawTree(from: window.dominoNode, route: origin.routeNodes, marks: records))
     print()
 }
 

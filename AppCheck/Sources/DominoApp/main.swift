@@ -62,7 +62,7 @@ model.progress.fire(0.5)
 check(upload.lastProgress == 0.5, "a main-actor observer of a signal updates its controller")
 
 // Event streams, consumed on the main actor.
-let stream = feed.domino.events(of: PhotoLiked.self)
+let stream = feed.domino.stream(of: PhotoLiked.self)
 let consumer = Task {
     for await event in stream { return event.photoID }
     return -1

@@ -24,8 +24,9 @@ public enum Phase: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// (EventsTree's raise stage).
     case raise = 2
 
-    /// EventsTree's propagate stage: the default phase, which a raise runs on its way
-    /// down from the root(s).
+    /// EventsTree's propagate stage, which is the bubble phase: a raise runs
+    /// ``bubble`` handlers on its way down from the root(s).
+    @available(*, deprecated, renamed: "bubble")
     public static var propagate: Phase { .bubble }
 
     /// The phase's name.
