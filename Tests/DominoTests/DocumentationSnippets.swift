@@ -170,11 +170,11 @@ final class ImageDownload {
         download.onProgress.subscribe(self) { controller, fraction in
             controller.fraction = fraction
         }
-        let observer = download.onResult.subscribe(self) { controller, data, error in
+        let subscription = download.onResult.subscribe(self) { controller, data, error in
             print(data?.count ?? 0, error.map { "\($0)" } ?? "no error")
         }
-        observer.cancelsAfterNextFire = true
-        observer.firePreviousData()
+        subscription.cancelsAfterNextFire = true
+        subscription.firePreviousData()
     }
 }
 // DOC-SNIPPET-END from-signals

@@ -131,7 +131,7 @@ extension DominoNode {
     }
 
     /// Reads the responder chain from this node up now, so that inspection
-    /// (``children`` of the nodes above, ``route``) reflects it before anything is
+    /// (``children`` of the nodes above, ``routeNodes``) reflects it before anything is
     /// posted. Posts do this on their own.
     public func refreshResponderChain() {
         var refreshed: [ObjectIdentifier] = []
