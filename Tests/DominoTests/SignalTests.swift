@@ -736,6 +736,33 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func subscribingShortLivedObserversWhileOtherThreadsFireLosesNoStableObserverCallAndStaysBounded() {
+        let signal = Signal<Int>()
+        let removed = Counter()
+        signal.subscriptionRemoved = { _ in removed.increment() }
+        let stable = Listener("stable")
+        let stableCalls = Counter()
+        signal.subscribe(stable, on: .postingThread) { _, _ in stableCalls.increment() }
+        onThreads(4) { worker in
+            if worker < 2 {
+                // Each observer dies right after subscribing: purged by a later
+                // subscribe (once the list doubled) or by a fire that reaches it.
+                for _ in 0..<3_000 {
+                    signal.subscribe(Listener("short-lived"), on: .postingThread) { _, _ in }
+                }
+            } else {
+                for value in 0..<3_000 { signal.fire(value) }
+            }
+        }
+        #expect(stableCalls.value == 2 * 3_000)
+        let listed = signal.core.withLock { signal.core.list.count }
+        #expect(listed <= 16)
+        #expect(signal.subscriptionCount == 1)
+        // Each dead subscription left once, with its hook.
+        #expect(removed.value == 2 * 3_000)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func noFireStartedAfterCancelReturnedReachesTheCallback() {
         // Every fire carries a ticket taken before it starts; each observation
         // remembers the last ticket handed out when its cancel() returned. A call

@@ -114,6 +114,23 @@ struct SwiftConcurrencyTests {
         #expect(await second.next()?.value == 1)
     }
 
+    @Test func loopsStartedOnManyThreadsAtOnceEachOwnOneSubscription() {
+        for _ in 0..<300 {
+            let node = DominoNode(label: "n")
+            let stream = node.stream(of: Ping.self)
+            let iterators = Mutex<[EventStream<Ping>.Iterator]>([])
+            runConcurrently(4) { _ in
+                let iterator = stream.makeAsyncIterator()
+                iterators.withLock { $0.append(iterator) }
+            }
+            // One took over the subscription the stream made, three subscribed anew:
+            // none shared it, none left it behind.
+            #expect(node.subscriptionCount == 4)
+            iterators.withLock { $0.removeAll() }
+            #expect(node.subscriptionCount == 0)
+        }
+    }
+
     @Test func aLoopStartedAfterTheNodeDeallocatedEndsAtOnce() async {
         var node: DominoNode? = DominoNode(label: "n")
         let stream = node!.stream(of: Ping.self)
