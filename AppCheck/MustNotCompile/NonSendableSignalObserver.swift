@@ -8,5 +8,5 @@ final class Screen {
 
 @available(macOS 14, *)
 func observe(_ signal: Signal<Double>, by screen: Screen) {
-    signal.addObserver(screen, on: .mainThread) { screen, value in screen.progress = value }
+    signal.subscribe(screen, on: .mainThread) { screen, value in screen.progress = value }
 }

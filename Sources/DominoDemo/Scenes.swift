@@ -49,8 +49,8 @@ final class Download: Sendable {
     let download = Download()
     let bar = ProgressBar()
     // Main-actor code: the callbacks run on the main actor and get the observer.
-    download.onProgress.addObserver(bar) { bar, fraction in bar.shown.append("\(Int(fraction * 100))%") }
-    download.onFinished.addObserver(bar) { bar, file, bytes in bar.shown.append("\(file) (\(bytes) bytes)") }
+    download.onProgress.subscribe(bar) { bar, fraction in bar.shown.append("\(Int(fraction * 100))%") }
+    download.onFinished.subscribe(bar) { bar, file, bytes in bar.shown.append("\(file) (\(bytes) bytes)") }
         .cancelsAfterNextFire = true
     for fraction in [0.25, 0.5, 1.0] { download.onProgress.fire(fraction) }
     download.onFinished.fire("report.pdf", 52_113)
@@ -59,14 +59,14 @@ final class Download: Sendable {
     story.expect(bar.shown == ["25%", "50%", "100%", "report.pdf (52113 bytes)"], "the progress bar saw each fire, and one finish")
 
     var late: ProgressBar? = ProgressBar()
-    download.onProgress.addObserver(late!) { bar, fraction in bar.shown.append("\(Int(fraction * 100))%") }
+    download.onProgress.subscribe(late!) { bar, fraction in bar.shown.append("\(Int(fraction * 100))%") }
         .firePreviousData()
     print("  an observer added late replays the last value: \(late!.shown.joined())")
     late = nil
     download.onProgress.fire(1.0)                       // the late observer is gone: it is dropped
-    print("  after it deallocates, the signal has \(download.onProgress.observerCount) observer (no removeObserver call)")
+    print("  after it deallocates, the signal has \(download.onProgress.subscriptionCount) observer (no removeObserver call)")
 
-    story.expect(download.onProgress.observerCount == 1, "a deallocated observer is dropped")
+    story.expect(download.onProgress.subscriptionCount == 1, "a deallocated observer is dropped")
 }
 
 // MARK: - Async streams and requests
@@ -86,7 +86,7 @@ struct FetchQuote: Request {
     let ticker = DominoNode(label: "ticker")
     ticker.mount(at: market)
 
-    let prices = market.events(of: PriceChanged.self)     // subscribed from here on
+    let prices = market.stream(of: PriceChanged.self)     // subscribed from here on
     let reader = Task {
         var seen: [Double] = []
         for await change in prices {

@@ -28,10 +28,10 @@ for node in [content.cell.dominoNode, content.dominoNode, container.dominoNode, 
 
 switch pictureFormat {
 case "--dot":
-    print(window.dominoNode.dotDiagram(highlighting: manager.domino.route))
+    print(window.dominoNode.dotDiagram(highlighting: manager.domino.routeNodes))
     exit(0)
 case "--mermaid":
-    print(window.dominoNode.mermaidDiagram(highlighting: manager.domino.route))
+    print(window.dominoNode.mermaidDiagram(highlighting: manager.domino.routeNodes))
     exit(0)
 case nil:
     break
@@ -55,7 +55,7 @@ beforeAndAfter(story)
     for record in records { print(record) }
     if drawing {
         print()
-        print(drawTree(from: window.dominoNode, route: origin.route, marks: records))
+        print(drawTree(from: window.dominoNode, route: origin.routeNodes, marks: records))
     }
     print()
 }

@@ -11,7 +11,7 @@ struct UnreadCountDidChange: Event {
 
 func watchUnreadCount(on inboxNode: DominoNode) -> Task<Int, Never> {
     // Subscribes now, so nothing posted from here on is missed.
-    let changes = inboxNode.events(of: UnreadCountDidChange.self, bufferingPolicy: .bufferingNewest(1))
+    let changes = inboxNode.stream(of: UnreadCountDidChange.self, bufferingPolicy: .bufferingNewest(1))
     return Task {
         var latest = -1
         for await change in changes {

@@ -92,7 +92,7 @@ func debugging(content: DominoNode, window: DominoNode) {
         print("Domino:", diagnostic)
     }
     print(window.subtreeDescription)          // who is mounted where, with which handlers
-    print(window.mermaidDiagram(highlighting: content.route))
+    print(window.mermaidDiagram(highlighting: content.routeNodes))
 }
 // DOC-SNIPPET-END debugging
 
@@ -192,14 +192,14 @@ final class ImageDownload {
 
     func observe(_ download: ImageDownload) {
         // Written in main-actor code: the callbacks run on the main actor.
-        download.onProgress.addObserver(self) { controller, fraction in
+        download.onProgress.subscribe(self) { controller, fraction in
             controller.fraction = fraction
         }
-        let observer = download.onResult.addObserver(self) { controller, data, error in
+        let subscription = download.onResult.subscribe(self) { controller, data, error in
             print(data?.count ?? 0, error.map { "\($0)" } ?? "no error")
         }
-        observer.cancelsAfterNextFire = true
-        observer.firePreviousData()
+        subscription.cancelsAfterNextFire = true
+        subscription.firePreviousData()
     }
 }
 // DOC-SNIPPET-END from-signals
@@ -326,7 +326,7 @@ func filterRoute() -> [String] {
     toolbar.mount(at: screen)
     field.mount(at: sidebar)
     field.mount(at: toolbar)
-    return field.route.map(\.description)   // ["field", "sidebar", "screen", "toolbar"]
+    return field.routeNodes.map(\.description)   // ["field", "sidebar", "screen", "toolbar"]
 }
 // DOC-SNIPPET-END routes
 
@@ -553,10 +553,10 @@ final class NetworkRequest {
     func observe(_ request: NetworkRequest) {
         // Main-actor code: each callback runs on the main actor, in place when the
         // signal fires on the main thread, else soon after on the main queue.
-        request.onProgress.addObserver(self) { controller, fraction in
+        request.onProgress.subscribe(self) { controller, fraction in
             controller.progress = fraction
         }
-        request.onResult.addObserver(self) { controller, data, _ in
+        request.onResult.subscribe(self) { controller, data, _ in
             controller.bytes = data?.count ?? 0
         }.cancelsAfterNextFire = true
     }
@@ -569,7 +569,7 @@ struct DownloadProgressed: Event {
 }
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-func showProgress(of request: NetworkRequest, on screen: DominoNode) -> SignalObserver {
+func showProgress(of request: NetworkRequest, on screen: DominoNode) -> SignalSubscription {
     // Each fire is posted at `screen`: every subscriber on its route up hears it.
     // `cancel()` disconnects; the connection also ends with the node.
     request.onProgress.connect(to: screen) { fraction in

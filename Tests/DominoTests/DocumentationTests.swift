@@ -93,8 +93,8 @@ struct DocumentationTests {
         controller.observe(download)
         download.onResult.fire(Data([1]), nil)
         download.onResult.fire(Data([2]), nil)
-        #expect(download.onResult.observerCount == 0)
-        #expect(download.onProgress.observerCount == 1)
+        #expect(download.onResult.subscriptionCount == 0)
+        #expect(download.onProgress.subscriptionCount == 1)
     }
 
     @Test func routeVisitsEachNodeOfADiamondOnceDepthFirst() {

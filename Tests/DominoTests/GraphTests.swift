@@ -25,7 +25,7 @@ struct GraphTests {
         leaf.mount(at: a)
         leaf.mount(at: b)
         a.mount(at: a2)
-        #expect(leaf.route.map(\.label) == ["leaf", "a", "a2", "b"])
+        #expect(leaf.routeNodes.map(\.label) == ["leaf", "a", "a2", "b"])
         let log = Log<String>()
         for node in [leaf, a, a2, b] { record(Ping.self, at: node, into: log) }
         leaf.post(Ping(value: 0))
@@ -54,7 +54,7 @@ struct GraphTests {
         leaf.mount(at: right)
         left.mount(at: top)
         right.mount(at: top)
-        #expect(bottom.route.map(\.label) == ["bottom", "leaf", "left", "top", "right"])
+        #expect(bottom.routeNodes.map(\.label) == ["bottom", "leaf", "left", "top", "right"])
     }
 
     @Test func cycleNeverLoopsAndDeliversOncePerNode() {
@@ -89,7 +89,7 @@ struct GraphTests {
     @Test func unmountRemovesTheParentFromTheRoute() {
         let nodes = makeChain(3)
         nodes[0].unmount(from: nodes[1])
-        #expect(nodes[0].route.map(\.label) == ["n0"])
+        #expect(nodes[0].routeNodes.map(\.label) == ["n0"])
         #expect(nodes[1].children.isEmpty)
     }
 
@@ -142,7 +142,7 @@ struct GraphTests {
             child.post(Ping(value: 1))
         }
         #expect(weakMiddle == nil)
-        #expect(child.route.map(\.label) == ["child"])
+        #expect(child.routeNodes.map(\.label) == ["child"])
         child.post(Ping(value: 2))
         #expect(log.entries == ["middle", "top"])
     }

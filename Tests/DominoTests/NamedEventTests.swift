@@ -26,6 +26,23 @@ struct NamedEventTests {
         #expect(counter.value == 1)
     }
 
+    @Test func namesMatchByCanonicalEquivalenceAsSwiftStringsCompare() {
+        let node = DominoNode()
+        let counter = Counter()
+        node.subscribe("Caf\u{E9}", on: .postingThread) { _ in counter.increment() }   // é, one scalar
+        node.post("Cafe\u{301}")   // e and a combining acute accent
+        #expect(counter.value == 1)
+        #expect(EventName("Caf\u{E9}") == EventName("Cafe\u{301}"))
+    }
+
+    @Test func namesDifferingOnlyInCaseDoNotMatch() {
+        let node = DominoNode()
+        let counter = Counter()
+        node.subscribe("Tapped", on: .postingThread) { _ in counter.increment() }
+        node.post("tapped")
+        #expect(counter.value == 0)
+    }
+
     @Test func optionalNilParametersSurviveTheTrip() {
         let node = DominoNode()
         let log = Log<String>()

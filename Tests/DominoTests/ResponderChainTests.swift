@@ -43,7 +43,7 @@ import DominoTesting
         _ = screen.card.dominoNode
         _ = screen.root.dominoNode
         _ = screen.application.dominoNode
-        #expect(screen.button.dominoNode.route.map(\.description) == ["button", "card", "root", "app"])
+        #expect(screen.button.dominoNode.routeNodes.map(\.description) == ["button", "card", "root", "app"])
     }
 
     @Test func responderSuccessorComesBeforeMountedParents() {
@@ -59,7 +59,7 @@ import DominoTesting
         manager.post(Ping(value: 1))
         // manager > card, then card's responder chain (content, root) before its mount.
         #expect(recorder.nodes == ["content", "root", "analytics"])
-        #expect(manager.route.map(\.description) == ["manager", "card", "content", "root", "analytics"])
+        #expect(manager.routeNodes.map(\.description) == ["manager", "card", "content", "root", "analytics"])
     }
 
     @Test func nodeReachedBothByTheChainAndByAMountIsDeliveredOnce() {

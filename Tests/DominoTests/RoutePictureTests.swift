@@ -21,7 +21,7 @@ struct RoutePictureTests {
 
     @Test func dotDiagramHasEveryNodeEveryLinkAndTheRouteHighlighted() {
         let nodes = scene()
-        let dot = nodes[0].dotDiagram(highlighting: nodes[2].route)   // b, root
+        let dot = nodes[0].dotDiagram(highlighting: nodes[2].routeNodes)   // b, root
         #expect(dot.hasPrefix("digraph domino {"))
         #expect(dot.contains("n1 [label=\"a \\\"quoted\\\"\"];"))
         #expect(dot.contains("n0 [label=\"root\", style=\"rounded,filled\""))
@@ -35,7 +35,7 @@ struct RoutePictureTests {
 
     @Test func mermaidDiagramFollowsTheFlowchartGrammar() throws {
         let nodes = scene()
-        let mermaid = nodes[0].mermaidDiagram(highlighting: nodes[3].route)
+        let mermaid = nodes[0].mermaidDiagram(highlighting: nodes[3].routeNodes)
         let lines = mermaid.split(separator: "\n").map(String.init)
         #expect(lines.first == "flowchart BT")
         let node = try Regex(#"^  n\d+\["[^"]*"\]$"#)
@@ -75,7 +75,7 @@ struct RoutePictureTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(Data(nodes[0].dotDiagram(highlighting: nodes[3].route).utf8))
+        input.fileHandleForWriting.write(Data(nodes[0].dotDiagram(highlighting: nodes[3].routeNodes).utf8))
         try input.fileHandleForWriting.close()
         let svg = output.fileHandleForReading.readDataToEndOfFile()
         let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

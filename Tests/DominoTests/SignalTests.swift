@@ -31,7 +31,7 @@ struct SignalTests {
     @Test func fireCallsTheCallbackWithTheObserverAndTheValue() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         signal.fire(2)
         #expect(listener.received == [1, 2])
@@ -41,7 +41,7 @@ struct SignalTests {
     @Test func anObserverFiringItsOwnSignalRecursivelyIsCutOffAndReportedInsteadOfOverflowingTheStack() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener, on: .postingThread) { [weak signal] observer, value in
+        signal.subscribe(listener, on: .postingThread) { [weak signal] observer, value in
             observer.record(value)
             signal?.fire(value + 1)
         }
@@ -59,7 +59,7 @@ struct SignalTests {
         let signal = Signal<Int, String>()
         let screen = ProgressScreen()
         // Written in main-actor code, with no mode: the callback is the main actor's.
-        signal.addObserver(screen) { screen, value, label in screen.shown.append("\(label) \(value)") }
+        signal.subscribe(screen) { screen, value, label in screen.shown.append("\(label) \(value)") }
         signal.fire(1, "one")
         #expect(screen.shown == ["one 1"])
     }
@@ -68,7 +68,7 @@ struct SignalTests {
     @Test @MainActor func mainActorObserverFiredFromAnotherThreadRunsOnTheMainActor() async {
         let signal = Signal<Int>()
         let screen = ProgressScreen()
-        signal.addObserver(screen) { screen, value in screen.shown.append("\(value)") }
+        signal.subscribe(screen) { screen, value in screen.shown.append("\(value)") }
         DispatchQueue.global().async { signal.fire(2) }
         #expect(await eventuallyOnMainActor { screen.shown == ["2"] })
     }
@@ -79,7 +79,7 @@ struct SignalTests {
         // not run off the main actor (that would trap); it hops back instead.
         let signal = Signal<Int>()
         let screen = ProgressScreen()
-        let observation = signal.addObserver(screen) { screen, value in screen.shown.append("\(value)") }
+        let observation = signal.subscribe(screen) { screen, value in screen.shown.append("\(value)") }
         observation.deliveryMode = .postingThread
         DispatchQueue.global().async { signal.fire(3) }
         #expect(await eventuallyOnMainActor { screen.shown == ["3"] })
@@ -101,7 +101,7 @@ struct SignalTests {
         let signal = EmptySignal()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener, on: .postingThread) { _ in counter.increment() }
+        signal.subscribe(listener, on: .postingThread) { _ in counter.increment() }
         signal.fire()
         signal.fire()
         #expect(counter.value == 2)
@@ -112,7 +112,7 @@ struct SignalTests {
         let signal = Signal<String, Int, Bool>()
         let listener = Listener()
         let log = Log<String>()
-        signal.addObserver(listener, on: .postingThread) { _, text, number, flag in log.append("\(text) \(number) \(flag)") }
+        signal.subscribe(listener, on: .postingThread) { _, text, number, flag in log.append("\(text) \(number) \(flag)") }
         signal.fire("a", 1, true)
         #expect(log.entries == ["a 1 true"])
     }
@@ -122,7 +122,7 @@ struct SignalTests {
         let signal = Signal<String?, Int?>()
         let listener = Listener()
         let log = Log<String>()
-        signal.addObserver(listener, on: .postingThread) { _, data, error in log.append("\(data ?? "nil") \(error.map(String.init) ?? "nil")") }
+        signal.subscribe(listener, on: .postingThread) { _, data, error in log.append("\(data ?? "nil") \(error.map(String.init) ?? "nil")") }
         signal.fire(nil, 404)
         signal.fire("body", nil)
         #expect(log.entries == ["nil 404", "body nil"])
@@ -134,7 +134,7 @@ struct SignalTests {
         let listeners = (0..<3).map { Listener("l\($0)") }
         let log = Log<String>()
         for listener in listeners {
-            signal.addObserver(listener, on: .postingThread) { observer, _ in log.append(observer.name) }
+            signal.subscribe(listener, on: .postingThread) { observer, _ in log.append(observer.name) }
         }
         signal.fire(0)
         #expect(log.entries == ["l0", "l1", "l2"])
@@ -145,11 +145,11 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
-        signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
+        signal.subscribe(listener, on: .postingThread) { _, _ in counter.increment() }
+        signal.subscribe(listener, on: .postingThread) { _, _ in counter.increment() }
         signal.fire(0)
         #expect(counter.value == 2)
-        #expect(signal.observerCount == 2)
+        #expect(signal.subscriptionCount == 2)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -182,13 +182,13 @@ struct SignalTests {
         let strings = StringSignal()
         let arrays = ArraySignal()
         let dictionaries = DictionarySignal()
-        integers.addObserver(listener, on: .postingThread) { _, value in log.append("int \(value)") }
-        floats.addObserver(listener, on: .postingThread) { _, value in log.append("float \(value)") }
-        doubles.addObserver(listener, on: .postingThread) { _, value in log.append("double \(value)") }
-        booleans.addObserver(listener, on: .postingThread) { _, value in log.append("bool \(value)") }
-        strings.addObserver(listener, on: .postingThread) { _, value in log.append("string \(value)") }
-        arrays.addObserver(listener, on: .postingThread) { _, value in log.append("array \(value.count)") }
-        dictionaries.addObserver(listener, on: .postingThread) { _, value in log.append("dictionary \(value.keys.sorted())") }
+        integers.subscribe(listener, on: .postingThread) { _, value in log.append("int \(value)") }
+        floats.subscribe(listener, on: .postingThread) { _, value in log.append("float \(value)") }
+        doubles.subscribe(listener, on: .postingThread) { _, value in log.append("double \(value)") }
+        booleans.subscribe(listener, on: .postingThread) { _, value in log.append("bool \(value)") }
+        strings.subscribe(listener, on: .postingThread) { _, value in log.append("string \(value)") }
+        arrays.subscribe(listener, on: .postingThread) { _, value in log.append("array \(value.count)") }
+        dictionaries.subscribe(listener, on: .postingThread) { _, value in log.append("dictionary \(value.keys.sorted())") }
         integers.fire(1)
         floats.fire(0.5)
         doubles.fire(0.25)
@@ -208,7 +208,7 @@ struct SignalTests {
         do {
             let listener = Listener()
             weakListener = listener
-            signal.addObserver(listener, on: .postingThread) { _, _ in }
+            signal.subscribe(listener, on: .postingThread) { _, _ in }
         }
         #expect(weakListener == nil)
     }
@@ -218,13 +218,13 @@ struct SignalTests {
         let signal = Signal<Int>()
         let counter = Counter()
         let removed = Counter()
-        signal.observerRemoved = { _ in removed.increment() }
+        signal.subscriptionRemoved = { _ in removed.increment() }
         weak var weakListener: Listener?
-        var observation: SignalObserver?
+        var observation: SignalSubscription?
         do {
             let listener = Listener()
             weakListener = listener
-            observation = signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
+            observation = signal.subscribe(listener, on: .postingThread) { _, _ in counter.increment() }
             signal.fire(1)
         }
         #expect(weakListener == nil)
@@ -232,23 +232,71 @@ struct SignalTests {
         signal.fire(2)
         #expect(counter.value == 1)
         #expect(removed.value == 1)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func countingPurgesDeallocatedObserversAndCallsTheRemovalHook() {
         let signal = Signal<Int>()
         let removed = Log<String>()
-        signal.observerRemoved = { removed.append("\($0)") }
+        signal.subscriptionRemoved = { removed.append("\($0)") }
         let kept = Listener("kept")
-        signal.addObserver(kept, on: .postingThread) { _, _ in }
+        signal.subscribe(kept, on: .postingThread) { _, _ in }
         do {
             let gone = Listener("gone")
-            signal.addObserver(gone, on: .postingThread) { _, _ in }
+            signal.subscribe(gone, on: .postingThread) { _, _ in }
         }
-        #expect(signal.observerCount == 1)
+        #expect(signal.subscriptionCount == 1)
         #expect(removed.count == 1)
         #expect(removed.entries.first?.contains("Listener") == true)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func subscribingPurgesDeallocatedObserversOnceTheListDoubledSinceTheLastPurge() {
+        let signal = Signal<Int>()
+        let removed = Counter()
+        signal.subscriptionRemoved = { _ in removed.increment() }
+        let kept = Listener("kept")
+        signal.subscribe(kept, on: .postingThread) { _, _ in }
+        for _ in 0..<6 {
+            signal.subscribe(Listener("gone"), on: .postingThread) { _, _ in }
+        }
+        // Seven listed, below the first threshold (8): no purge yet.
+        #expect(signal.description == "Signal<Int>(7 subscriptions)")
+        #expect(removed.value == 0)
+        // The eighth makes the list reach it: the six dead ones leave.
+        signal.subscribe(kept, on: .postingThread) { _, _ in }
+        #expect(signal.description == "Signal<Int>(2 subscriptions)")
+        #expect(removed.value == 6)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aSignalWhoseObserversComeAndGoWithoutFiringDoesNotGrow() {
+        let signal = Signal<Int>()
+        let kept = (0..<20).map { Listener("kept \($0)") }
+        for listener in kept { signal.subscribe(listener, on: .postingThread) { _, _ in } }
+        for _ in 0..<10_000 {
+            signal.subscribe(Listener("short-lived"), on: .postingThread) { _, _ in }
+        }
+        // At most twice the live subscriptions the last purge found, plus the one
+        // just added: never the 10,020 a purge on fire and count alone would leave.
+        let listed = signal.core.withLock { signal.core.list.count }
+        #expect(listed <= 2 * 20 + 1)
+        #expect(signal.subscriptionCount == 20)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func unsubscribingAlsoRemovesSubscriptionsWhoseObserverDeallocated() {
+        let signal = Signal<Int>()
+        let removed = Counter()
+        signal.subscriptionRemoved = { _ in removed.increment() }
+        let leaving = Listener("leaving"), staying = Listener("staying")
+        signal.subscribe(leaving, on: .postingThread) { _, _ in }
+        signal.subscribe(staying, on: .postingThread) { _, _ in }
+        signal.subscribe(Listener("gone"), on: .postingThread) { _, _ in }
+        signal.unsubscribe(leaving)
+        #expect(removed.value == 2)
+        #expect(signal.description == "Signal<Int>(1 subscription)")
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -257,7 +305,7 @@ struct SignalTests {
         let holder = StrongBox<Listener>(Listener())
         let watcher = WeakBox<Listener>(holder.value)
         let aliveAfterLastExternalReferenceDropped = Log<Bool>()
-        signal.addObserver(holder.value!, on: .postingThread) { _, _ in
+        signal.subscribe(holder.value!, on: .postingThread) { _, _ in
             holder.value = nil
             aliveAfterLastExternalReferenceDropped.append(watcher.value != nil)
         }
@@ -271,7 +319,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let holder = StrongBox<Listener>(Listener())
         let watcher = WeakBox<Listener>(holder.value)
-        signal.addObserver(holder.value!, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(holder.value!, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         holder.value = nil
         #expect(watcher.value == nil)
@@ -282,8 +330,8 @@ struct SignalTests {
         let listener = Listener()
         let removed = Counter()
         var signal: Signal<Int>? = Signal<Int>()
-        signal?.observerRemoved = { _ in removed.increment() }
-        let observation = signal!.addObserver(listener, on: .postingThread) { _, _ in }
+        signal?.subscriptionRemoved = { _ in removed.increment() }
+        let observation = signal!.subscribe(listener, on: .postingThread) { _, _ in }
         signal?.fire(1)
         signal = nil
         #expect(!observation.isActive)
@@ -298,13 +346,13 @@ struct SignalTests {
     @Test func aCancelledObserverIsNotCalledAgain() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        let observation = signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         observation.cancel()
         signal.fire(2)
         #expect(listener.received == [1])
         #expect(!observation.isActive)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -312,8 +360,8 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let removed = Counter()
-        signal.observerRemoved = { _ in removed.increment() }
-        let observation = signal.addObserver(listener, on: .postingThread) { _, _ in }
+        signal.subscriptionRemoved = { _ in removed.increment() }
+        let observation = signal.subscribe(listener, on: .postingThread) { _, _ in }
         observation.cancel()
         observation.cancel()
         #expect(removed.value == 1)
@@ -324,12 +372,12 @@ struct SignalTests {
         let signal = Signal<Int>()
         let first = Listener("first"), second = Listener("second")
         let log = Log<String>()
-        let later = WeakBox<SignalObserver>(nil)
-        signal.addObserver(first, on: .postingThread) { _, _ in
+        let later = WeakBox<SignalSubscription>(nil)
+        signal.subscribe(first, on: .postingThread) { _, _ in
             log.append("first")
             later.value?.cancel()
         }
-        later.value = signal.addObserver(second, on: .postingThread) { _, _ in log.append("second") }
+        later.value = signal.subscribe(second, on: .postingThread) { _, _ in log.append("second") }
         signal.fire(1)
         signal.fire(2)
         #expect(log.entries == ["first", "first"])
@@ -339,8 +387,8 @@ struct SignalTests {
     @Test func aCallbackMayCancelItsOwnObservation() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let own = WeakBox<SignalObserver>(nil)
-        own.value = signal.addObserver(listener, on: .postingThread) { observer, value in
+        let own = WeakBox<SignalSubscription>(nil)
+        own.value = signal.subscribe(listener, on: .postingThread) { observer, value in
             observer.record(value)
             own.value?.cancel()
         }
@@ -350,35 +398,65 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func removeObserverEndsEveryObservationOfThatObjectOnly() {
+    @Test func unsubscribeEndsEverySubscriptionOfThatObjectOnly() {
         let signal = Signal<Int>()
         let removed = Counter()
-        signal.observerRemoved = { _ in removed.increment() }
+        signal.subscriptionRemoved = { _ in removed.increment() }
         let leaving = Listener("leaving"), staying = Listener("staying")
-        signal.addObserver(leaving, on: .postingThread) { observer, value in observer.record(value) }
-        signal.addObserver(leaving, on: .postingThread) { observer, value in observer.record(value) }
-        signal.addObserver(staying, on: .postingThread) { observer, value in observer.record(value) }
-        signal.removeObserver(leaving)
+        signal.subscribe(leaving, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(leaving, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(staying, on: .postingThread) { observer, value in observer.record(value) }
+        signal.unsubscribe(leaving)
         signal.fire(1)
         #expect(leaving.received.isEmpty)
         #expect(staying.received == [1])
         #expect(removed.value == 2)
-        #expect(signal.observerCount == 1)
+        #expect(signal.subscriptionCount == 1)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func removeAllObserversEndsEveryObservation() {
+    @Test func unsubscribeAllEndsEverySubscription() {
         let signal = Signal<Int>()
         let removed = Counter()
-        signal.observerRemoved = { _ in removed.increment() }
+        signal.subscriptionRemoved = { _ in removed.increment() }
         let listeners = (0..<3).map { Listener("l\($0)") }
-        let observations = listeners.map { signal.addObserver($0, on: .postingThread) { observer, value in observer.record(value) } }
-        signal.removeAllObservers()
+        let observations = listeners.map { signal.subscribe($0, on: .postingThread) { observer, value in observer.record(value) } }
+        signal.unsubscribeAll()
         signal.fire(1)
         #expect(listeners.allSatisfy { $0.received.isEmpty })
         #expect(observations.allSatisfy { !$0.isActive })
         #expect(removed.value == 3)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func unsubscribeGivenASubscriptionHandleEndsThatSubscriptionOnly() {
+        let signal = Signal<Int>()
+        let listener = Listener()
+        let first = signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value * 10) }
+        signal.unsubscribe(first)
+        signal.fire(1)
+        #expect(!first.isActive)
+        #expect(listener.received == [10])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func nodeAndSignalHandlesLiveInOneCollectionAndCancelAlike() {
+        let node = DominoNode(label: "n")
+        let signal = Signal<Int>()
+        let listener = Listener()
+        let log = Log<String>()
+        var subscriptions: [Subscription] = []
+        subscriptions.append(node.subscribe(Ping.self, on: .postingThread) { log.append("node \($0.value)") })
+        subscriptions.append(signal.subscribe(listener, on: .postingThread) { _, value in log.append("signal \(value)") })
+        #expect(subscriptions.allSatisfy { $0.isActive })
+        subscriptions.forEach { $0.cancel() }
+        node.post(Ping(value: 1))
+        signal.fire(1)
+        #expect(log.entries.isEmpty)
+        #expect(subscriptions.allSatisfy { !$0.isActive })
+        #expect(signal.subscriptionCount == 0)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -386,8 +464,8 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let removed = Counter()
-        signal.observerRemoved = { _ in removed.increment() }
-        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscriptionRemoved = { _ in removed.increment() }
+        let observation = signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         observation.cancelsAfterNextFire = true
         #expect(observation.cancelsAfterNextFire)
         signal.fire(1)
@@ -395,7 +473,7 @@ struct SignalTests {
         #expect(listener.received == [1])
         #expect(!observation.isActive)
         #expect(removed.value == 1)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -403,12 +481,12 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }.cancelsAfterNextFire = true
+        signal.subscribe(listener, on: .postingThread) { _, _ in counter.increment() }.cancelsAfterNextFire = true
         onThreads(4) { _ in
             for value in 0..<1_000 { signal.fire(value) }
         }
         #expect(counter.value == 1)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
     }
 
     // MARK: Replaying and targeting
@@ -417,18 +495,29 @@ struct SignalTests {
     @Test func firePreviousDataIsFalseWhenTheSignalNeverFired() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        let observation = signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         #expect(!observation.firePreviousData())
         #expect(listener.received.isEmpty)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func firePreviousDataOfASignalOfNoValuesDeliversOnceItFired() {
+        let signal = EmptySignal()
+        let listener = Listener()
+        let subscription = signal.subscribe(listener, on: .postingThread) { observer in observer.record(0) }
+        #expect(!subscription.firePreviousData())
+        signal.fire()
+        #expect(subscription.firePreviousData())
+        #expect(listener.received == [0, 0])
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func firePreviousDataDeliversTheLastValuesToThatObserverOnly() {
         let signal = Signal<Int>()
         let early = Listener("early"), late = Listener("late")
-        signal.addObserver(early, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(early, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(7)
-        let observation = signal.addObserver(late, on: .postingThread) { observer, value in observer.record(value) }
+        let observation = signal.subscribe(late, on: .postingThread) { observer, value in observer.record(value) }
         #expect(observation.firePreviousData())
         #expect(late.received == [7])
         #expect(early.received == [7])
@@ -438,7 +527,7 @@ struct SignalTests {
     @Test func firePreviousDataOfACancelledObserverDeliversNothing() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        let observation = signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         observation.cancel()
         #expect(!observation.firePreviousData())
@@ -449,8 +538,8 @@ struct SignalTests {
     @Test func fireForOneObserverCallsOnlyItAndLeavesLastFiredAlone() {
         let signal = Signal<Int>()
         let chosen = Listener("chosen"), other = Listener("other")
-        let observation = signal.addObserver(chosen, on: .postingThread) { observer, value in observer.record(value) }
-        signal.addObserver(other, on: .postingThread) { observer, value in observer.record(value) }
+        let observation = signal.subscribe(chosen, on: .postingThread) { observer, value in observer.record(value) }
+        signal.subscribe(other, on: .postingThread) { observer, value in observer.record(value) }
         signal.fire(1)
         #expect(signal.fire(for: observation, 2))
         #expect(chosen.received == [1, 2])
@@ -462,7 +551,7 @@ struct SignalTests {
     @Test func fireForAnObserverOfAnotherSignalDoesNothing() {
         let signal = Signal<Int>(), otherSignal = Signal<Int>()
         let listener = Listener()
-        let foreign = otherSignal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        let foreign = otherSignal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         #expect(!signal.fire(for: foreign, 1))
         #expect(listener.received.isEmpty)
     }
@@ -473,11 +562,11 @@ struct SignalTests {
     @Test func theCallbackRunsOnTheFiringThreadByDefault() {
         let signal = Signal<Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .postingThread) { observer, value in observer.record(value) }
+        let observation = signal.subscribe(listener, on: .postingThread) { observer, value in observer.record(value) }
         #expect(observation.deliveryMode.description == "postingThread")
         let firingThread = ObjectIdentifier(Thread.current)
         let sameThread = Log<Bool>()
-        signal.addObserver(listener, on: .postingThread) { _, _ in sameThread.append(ObjectIdentifier(Thread.current) == firingThread) }
+        signal.subscribe(listener, on: .postingThread) { _, _ in sameThread.append(ObjectIdentifier(Thread.current) == firingThread) }
         signal.fire(1)
         #expect(listener.received == [1])
         #expect(sameThread.entries == [true])
@@ -491,7 +580,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let log = Log<Int?>()
-        signal.addObserver(listener, on: .queue(queue)) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
+        signal.subscribe(listener, on: .queue(queue)) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
         signal.fire(1)
         #expect(await eventually { log.count == 1 })
         #expect(log.entries == [7])
@@ -504,7 +593,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let counter = Counter()
-        signal.addObserver(listener, on: .queue(queue)) { _, _ in counter.increment() }
+        signal.subscribe(listener, on: .queue(queue)) { _, _ in counter.increment() }
         let seenBeforeFireReturned = queue.sync { () -> Int in
             signal.fire(1)
             return counter.value
@@ -520,7 +609,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let log = Log<Int?>()
-        let observation = signal.addObserver(listener, on: .postingThread) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
+        let observation = signal.subscribe(listener, on: .postingThread) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
         signal.fire(1)
         observation.deliveryMode = .queue(queue)
         signal.fire(2)
@@ -537,7 +626,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         let counter = Counter()
-        let observation = signal.addObserver(listener, on: .queue(queue)) { _, _ in counter.increment() }
+        let observation = signal.subscribe(listener, on: .queue(queue)) { _, _ in counter.increment() }
         signal.fire(1)
         observation.cancel()
         gate.signal()
@@ -557,10 +646,10 @@ struct SignalTests {
         let adder = Listener("adder")
         let added = StrongBox(Listener("added"))
         let log = Log<String>()
-        let once = WeakBox<SignalObserver>(nil)
-        once.value = signal.addObserver(adder, on: .postingThread) { _, value in
+        let once = WeakBox<SignalSubscription>(nil)
+        once.value = signal.subscribe(adder, on: .postingThread) { _, value in
             log.append("adder \(value)")
-            signal.addObserver(added.value!, on: .postingThread) { _, value in log.append("added \(value)") }
+            signal.subscribe(added.value!, on: .postingThread) { _, value in log.append("added \(value)") }
             once.value?.cancel()
         }
         signal.fire(1)
@@ -573,7 +662,7 @@ struct SignalTests {
         let signal = Signal<Int>()
         let listener = Listener()
         // Weak: the signal holds this callback, which must not hold the signal.
-        signal.addObserver(listener, on: .postingThread) { [weak signal] observer, value in
+        signal.subscribe(listener, on: .postingThread) { [weak signal] observer, value in
             observer.record(value)
             if value < 3 { signal?.fire(value + 1) }
         }
@@ -586,13 +675,13 @@ struct SignalTests {
     @Test func hooksRunOutsideTheLockSoTheyMayUseTheSignal() {
         let signal = Signal<Int>()
         let counts = Log<Int>()
-        signal.observerAdded = { [unowned signal] _ in counts.append(signal.observerCount) }
-        signal.observerRemoved = { [unowned signal] _ in
-            counts.append(signal.observerCount)
+        signal.subscriptionAdded = { [unowned signal] _ in counts.append(signal.subscriptionCount) }
+        signal.subscriptionRemoved = { [unowned signal] _ in
+            counts.append(signal.subscriptionCount)
             signal.fire(0)
         }
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .postingThread) { _, _ in }
+        let observation = signal.subscribe(listener, on: .postingThread) { _, _ in }
         observation.cancel()
         #expect(counts.entries == [1, 0])
     }
@@ -601,9 +690,9 @@ struct SignalTests {
     @Test func theAddedHookIsCalledWithTheNewObservation() {
         let signal = Signal<Int>()
         let added = Log<String>()
-        signal.observerAdded = { added.append("\($0)") }
+        signal.subscriptionAdded = { added.append("\($0)") }
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .background) { _, _ in }
+        let observation = signal.subscribe(listener, on: .background) { _, _ in }
         #expect(added.entries == ["\(observation)"])
         #expect(added.entries.first?.contains("Listener on Signal<Int>, background") == true)
     }
@@ -614,7 +703,7 @@ struct SignalTests {
         let listeners = (0..<3).map { Listener("l\($0)") }
         let counter = Counter()
         for listener in listeners {
-            signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
+            signal.subscribe(listener, on: .postingThread) { _, _ in counter.increment() }
         }
         onThreads(4) { _ in
             for value in 0..<10_000 { signal.fire(value) }
@@ -627,13 +716,13 @@ struct SignalTests {
         let signal = Signal<Int>()
         let stable = Listener("stable")
         let stableCalls = Counter()
-        signal.addObserver(stable, on: .postingThread) { _, _ in stableCalls.increment() }
+        signal.subscribe(stable, on: .postingThread) { _, _ in stableCalls.increment() }
         let churned = Counter()
         onThreads(4) { worker in
             if worker == 0 {
                 let transient = Listener("transient")
                 for _ in 0..<2_000 {
-                    let observation = signal.addObserver(transient, on: .postingThread) { _, _ in churned.increment() }
+                    let observation = signal.subscribe(transient, on: .postingThread) { _, _ in churned.increment() }
                     signal.fire(-1)
                     observation.cancel()
                 }
@@ -643,7 +732,34 @@ struct SignalTests {
         }
         #expect(stableCalls.value == 3 * 5_000 + 2_000)
         #expect(churned.value >= 2_000)
-        #expect(signal.observerCount == 1)
+        #expect(signal.subscriptionCount == 1)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func subscribingShortLivedObserversWhileOtherThreadsFireLosesNoStableObserverCallAndStaysBounded() {
+        let signal = Signal<Int>()
+        let removed = Counter()
+        signal.subscriptionRemoved = { _ in removed.increment() }
+        let stable = Listener("stable")
+        let stableCalls = Counter()
+        signal.subscribe(stable, on: .postingThread) { _, _ in stableCalls.increment() }
+        onThreads(4) { worker in
+            if worker < 2 {
+                // Each observer dies right after subscribing: purged by a later
+                // subscribe (once the list doubled) or by a fire that reaches it.
+                for _ in 0..<3_000 {
+                    signal.subscribe(Listener("short-lived"), on: .postingThread) { _, _ in }
+                }
+            } else {
+                for value in 0..<3_000 { signal.fire(value) }
+            }
+        }
+        #expect(stableCalls.value == 2 * 3_000)
+        let listed = signal.core.withLock { signal.core.list.count }
+        #expect(listed <= 16)
+        #expect(signal.subscriptionCount == 1)
+        // Each dead subscription left once, with its hook.
+        #expect(removed.value == 2 * 3_000)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -659,7 +775,7 @@ struct SignalTests {
                 let listener = Listener()
                 for _ in 0..<2_000 {
                     let cancelMark = Ticketer.Mark()
-                    let observation = signal.addObserver(listener, on: .postingThread) { _, ticket in
+                    let observation = signal.subscribe(listener, on: .postingThread) { _, ticket in
                         if let mark = cancelMark.value, ticket > mark { violations.increment() }
                     }
                     signal.fire(tickets.next())
@@ -672,87 +788,87 @@ struct SignalTests {
             }
         }
         #expect(violations.value == 0)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
     }
 
     // MARK: Limits and descriptions
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func maxObserversIs100ByDefault() {
-        #expect(Signal<Int>().maxObservers == 100)
+    @Test func maxSubscriptionsIs100ByDefault() {
+        #expect(Signal<Int>().maxSubscriptions == 100)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func addingBeyondMaxObserversIsReportedAndTheObserverIsAddedAnyway() {
-        let signal = Signal<Int>(maxObservers: 2)
+    @Test func subscribingBeyondMaxSubscriptionsIsReportedAndTheSubscriptionIsMadeAnyway() {
+        let signal = Signal<Int>(maxSubscriptions: 2)
         let listeners = (0..<3).map { Listener("l\($0)") }
         let counter = Counter()
         let diagnostics = Diagnostics.capture {
             for listener in listeners {
-                signal.addObserver(listener, on: .postingThread) { _, _ in counter.increment() }
+                signal.subscribe(listener, on: .postingThread) { _, _ in counter.increment() }
             }
         }
         #expect(diagnostics.map(\.code) == [.observerLimitExceeded])
-        #expect(diagnostics.first?.message.contains("Signal<Int> has 3 observers, more than its maxObservers (2)") == true)
+        #expect(diagnostics.first?.message.contains("Signal<Int> has 3 subscriptions, more than its maxSubscriptions (2)") == true)
         signal.fire(1)
         #expect(counter.value == 3)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func deallocatedObserversDoNotCountTowardsMaxObservers() {
-        let signal = Signal<Int>(maxObservers: 1)
+    @Test func deallocatedObserversDoNotCountTowardsMaxSubscriptions() {
+        let signal = Signal<Int>(maxSubscriptions: 1)
         do {
             let gone = Listener("gone")
-            signal.addObserver(gone, on: .postingThread) { _, _ in }
+            signal.subscribe(gone, on: .postingThread) { _, _ in }
         }
         let listener = Listener()
         let diagnostics = Diagnostics.capture {
-            signal.addObserver(listener, on: .postingThread) { _, _ in }
+            signal.subscribe(listener, on: .postingThread) { _, _ in }
         }
         #expect(diagnostics.isEmpty)
-        #expect(signal.observerCount == 1)
+        #expect(signal.subscriptionCount == 1)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func loweringMaxObserversBelowTheCountIsReportedAndKeepsEveryObserver() {
+    @Test func loweringMaxSubscriptionsBelowTheCountIsReportedAndKeepsEverySubscription() {
         let signal = Signal<Int>()
         let listeners = (0..<3).map { Listener("l\($0)") }
         for listener in listeners {
-            signal.addObserver(listener, on: .postingThread) { _, _ in }
+            signal.subscribe(listener, on: .postingThread) { _, _ in }
         }
-        let diagnostics = Diagnostics.capture { signal.maxObservers = 2 }
+        let diagnostics = Diagnostics.capture { signal.maxSubscriptions = 2 }
         #expect(diagnostics.map(\.code) == [.observerLimitExceeded])
-        #expect(diagnostics.first?.message.contains("lowered to 2, below its 3 observers") == true)
-        #expect(signal.maxObservers == 2)
-        #expect(signal.observerCount == 3)
-        let raising = Diagnostics.capture { signal.maxObservers = 500 }
+        #expect(diagnostics.first?.message.contains("lowered to 2, below its 3 subscriptions") == true)
+        #expect(signal.maxSubscriptions == 2)
+        #expect(signal.subscriptionCount == 3)
+        let raising = Diagnostics.capture { signal.maxSubscriptions = 500 }
         #expect(raising.isEmpty)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func theDescriptionsListTheObservers() {
+    @Test func theDescriptionsListTheSubscriptions() {
         let signal = Signal<Int>()
         let listener = Listener()
-        signal.addObserver(listener, on: .postingThread) { _, _ in }
-        signal.addObserver(listener, on: .background) { _, _ in }.cancelsAfterNextFire = true
-        #expect(signal.description == "Signal<Int>(2 observers)")
+        signal.subscribe(listener, on: .postingThread) { _, _ in }
+        signal.subscribe(listener, on: .background) { _, _ in }.cancelsAfterNextFire = true
+        #expect(signal.description == "Signal<Int>(2 subscriptions)")
         #expect(signal.debugDescription == """
-            Signal<Int>(2 observers, max 100, never fired)
-              SignalObserver(Listener on Signal<Int>, postingThread)
-              SignalObserver(Listener on Signal<Int>, background, cancelsAfterNextFire)
+            Signal<Int>(2 subscriptions, max 100, never fired)
+              SignalSubscription(Listener on Signal<Int>, postingThread)
+              SignalSubscription(Listener on Signal<Int>, background, cancelsAfterNextFire)
             """)
-        signal.removeAllObservers()
+        signal.unsubscribeAll()
         signal.fire(5)
-        #expect(signal.debugDescription == "Signal<Int>(0 observers, max 100, last fired 5)")
+        #expect(signal.debugDescription == "Signal<Int>(0 subscriptions, max 100, last fired 5)")
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func anEndedObservationSaysSo() {
         let signal = Signal<String, Int>()
         let listener = Listener()
-        let observation = signal.addObserver(listener, on: .postingThread) { _, _, _ in }
+        let observation = signal.subscribe(listener, on: .postingThread) { _, _, _ in }
         observation.cancel()
-        #expect(observation.description == "SignalObserver(Listener on Signal<String, Int>, postingThread, ended)")
+        #expect(observation.description == "SignalSubscription(Listener on Signal<String, Int>, postingThread, ended)")
     }
 
     // MARK: The node graph
@@ -797,7 +913,7 @@ struct SignalTests {
     @Test func theConnectionEndsWhenTheNodeDeallocates() {
         let signal = Signal<Int>()
         weak var weakNode: DominoNode?
-        var connection: SignalObserver?
+        var connection: SignalSubscription?
         do {
             let node = DominoNode(label: "short-lived")
             weakNode = node
@@ -806,7 +922,7 @@ struct SignalTests {
         #expect(weakNode == nil)
         #expect(connection?.isActive == false)
         signal.fire(1)
-        #expect(signal.observerCount == 0)
+        #expect(signal.subscriptionCount == 0)
     }
 }
 

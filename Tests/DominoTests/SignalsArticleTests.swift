@@ -15,7 +15,7 @@ struct SignalsArticleTests {
         request.finish(with: Data([1]), error: nil)
         #expect(controller.progress == 1.0)
         #expect(controller.bytes == 3)
-        #expect(request.onResult.observerCount == 0)
+        #expect(request.onResult.subscriptionCount == 0)
     }
 
     @Test func signalsSnippetInTheArticleIsTheCodeTheseTestsRun() throws {

@@ -110,7 +110,7 @@ struct SignpostTests {
     @Test func signalFiresAreNotSignpostedWhileTracingAllNodesIsOff() {
         let signal = Signal<Int>()
         let counter = Counter()
-        signal.addObserver(counter, on: .postingThread) { counter, _ in counter.increment() }
+        signal.subscribe(counter, on: .postingThread) { counter, _ in counter.increment() }
         let marks = Signposts.capture { signal.fire(1) }
         #expect(marks.isEmpty)
         #expect(counter.value == 1)

@@ -67,7 +67,7 @@ struct StressTests {
         let steady = Host("steady observer")
         ledger.watch(steady)
         let fires = Counter(), heard = Counter()
-        signal.addObserver(steady, on: .postingThread) { _, _ in heard.increment() }
+        signal.subscribe(steady, on: .postingThread) { _, _ in heard.increment() }
 
         // Deliveries queued here outlive the nodes and owners that posted them.
         let queue = DispatchQueue(label: "stress.queued")
@@ -132,7 +132,7 @@ struct StressTests {
                 case 95..<96:
                     let observer = Host("signal observer")
                     ledger.watch(observer)
-                    let observation = signal.addObserver(observer, on: .postingThread) { _, _ in }
+                    let observation = signal.subscribe(observer, on: .postingThread) { _, _ in }
                     if Bool.random(using: &random) { observation.cancel() }
                 case 96..<97:
                     if Bool.random(using: &random) {
@@ -145,10 +145,11 @@ struct StressTests {
                         node.subscribe(StressEvent.self, owner: owner, on: .queue(queue)) { _, _ in }
                         node.post(StressEvent(post: ledger.newID()))
                     } else {
-                        // A stream started and dropped while others walk its node.
-                        var stream: AsyncStream<StressEvent>? = shared[anchor].events(of: StressEvent.self)
-                        _ = stream
-                        stream = nil
+                        // A stream started, looped over and dropped while others walk
+                        // its node: the iterator takes the subscription over and ends it.
+                        var iterator: EventStream<StressEvent>.Iterator? = shared[anchor].stream(of: StressEvent.self).makeAsyncIterator()
+                        _ = iterator
+                        iterator = nil
                     }
                 case 97..<98:
                     // The mode of a node that others post through, swapped mid-run.

@@ -30,7 +30,7 @@ struct SwiftConcurrencyTests {
 
     @Test func streamYieldsTheEventsThatReachTheNodeInPostingOrder() async {
         let nodes = makeChain(2)
-        let stream = nodes[1].events(of: Ping.self)
+        let stream = nodes[1].stream(of: Ping.self)
         let log = Log<String>()
         let task = consume(stream, into: log, limit: 3)
         for value in 1...3 { nodes[0].post(Ping(value: value)) }
@@ -41,7 +41,7 @@ struct SwiftConcurrencyTests {
     @Test func streamEndsWhenTheNodeDeallocates() async {
         var node: DominoNode? = DominoNode(label: "n")
         let log = Log<String>()
-        let task = consume(node!.events(of: Ping.self), into: log)
+        let task = consume(node!.stream(of: Ping.self), into: log)
         node!.post(Ping(value: 1))
         let weakNode = WeakBox(node)
         node = nil
@@ -53,7 +53,7 @@ struct SwiftConcurrencyTests {
     @Test func cancellingTheConsumingTaskEndsTheStreamAndRemovesItsSubscription() async {
         let node = DominoNode(label: "n")
         let log = Log<String>()
-        let task = consume(node.events(of: Ping.self), into: log)
+        let task = consume(node.stream(of: Ping.self), into: log)
         #expect(node.subscriptionCount == 1)
         task.cancel()
         await task.value
@@ -64,17 +64,87 @@ struct SwiftConcurrencyTests {
     @Test func droppingAStreamRemovesItsSubscription() async {
         let node = DominoNode(label: "n")
         do {
-            let stream = node.events(of: Ping.self)
+            let stream = node.stream(of: Ping.self)
             #expect(node.subscriptionCount == 1)
             _ = stream
         }
         #expect(await eventually { node.subscriptionCount == 0 })
     }
 
+    @Test func leavingTheLoopEndsTheSubscriptionWhileTheSequenceIsStillInScope() async {
+        let node = DominoNode(label: "n")
+        let changes = node.stream(of: Ping.self)
+        node.post(Ping(value: 1))
+        for await _ in changes { break }
+        #expect(node.subscriptionCount == 0)
+        #expect(node.post(Ping(value: 2)).deliveries == 0)
+        withExtendedLifetime(changes) {}
+    }
+
+    @Test func theFirstLoopReceivesWhatWasPostedSinceTheSequenceWasMade() async {
+        let node = DominoNode(label: "n")
+        let stream = node.stream(of: Ping.self)
+        node.post(Ping(value: 1))
+        #expect(node.subscriptionCount == 1)
+        var iterator = stream.makeAsyncIterator()
+        #expect(node.subscriptionCount == 1)
+        #expect(await iterator.next()?.value == 1)
+    }
+
+    @Test func aLaterLoopOverTheSameSequenceSubscribesAnewWhenItStarts() async {
+        let node = DominoNode(label: "n")
+        let stream = node.stream(of: Ping.self)
+        node.post(Ping(value: 0))
+        for await _ in stream { break }
+        node.post(Ping(value: 1))   // between the loops: nobody listens
+        var iterator = stream.makeAsyncIterator()
+        #expect(node.subscriptionCount == 1)
+        node.post(Ping(value: 2))
+        #expect(await iterator.next()?.value == 2)
+    }
+
+    @Test func twoLoopsAtOnceEachReceiveEveryEvent() async {
+        let node = DominoNode(label: "n")
+        let stream = node.stream(of: Ping.self)
+        var first = stream.makeAsyncIterator()
+        var second = stream.makeAsyncIterator()
+        #expect(node.subscriptionCount == 2)
+        node.post(Ping(value: 1))
+        #expect(await first.next()?.value == 1)
+        #expect(await second.next()?.value == 1)
+    }
+
+    @Test func loopsStartedOnManyThreadsAtOnceEachOwnOneSubscription() {
+        for _ in 0..<300 {
+            let node = DominoNode(label: "n")
+            let stream = node.stream(of: Ping.self)
+            let iterators = Mutex<[EventStream<Ping>.Iterator]>([])
+            runConcurrently(4) { _ in
+                let iterator = stream.makeAsyncIterator()
+                iterators.withLock { $0.append(iterator) }
+            }
+            // One took over the subscription the stream made, three subscribed anew:
+            // none shared it, none left it behind.
+            #expect(node.subscriptionCount == 4)
+            iterators.withLock { $0.removeAll() }
+            #expect(node.subscriptionCount == 0)
+        }
+    }
+
+    @Test func aLoopStartedAfterTheNodeDeallocatedEndsAtOnce() async {
+        var node: DominoNode? = DominoNode(label: "n")
+        let stream = node!.stream(of: Ping.self)
+        node!.post(Ping(value: 0))
+        for await _ in stream { break }
+        node = nil
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+
     @Test func unsubscribingEndsTheStream() async {
         let node = DominoNode(label: "n")
         let log = Log<String>()
-        let task = consume(node.events(of: Ping.self), into: log)
+        let task = consume(node.stream(of: Ping.self), into: log)
         node.unsubscribe(Ping.self)
         await task.value
         #expect(log.entries == ["end"])
@@ -82,7 +152,7 @@ struct SwiftConcurrencyTests {
 
     @Test func unboundedBufferKeepsEveryEventPostedBeforeTheConsumerStarts() async {
         let node = DominoNode(label: "n")
-        let stream = node.events(of: Ping.self)
+        let stream = node.stream(of: Ping.self)
         for value in 1...100 { node.post(Ping(value: value)) }
         var seen: [Int] = []
         for await event in stream {
@@ -94,7 +164,7 @@ struct SwiftConcurrencyTests {
 
     @Test func bufferingNewestKeepsOnlyTheLatestEvents() async {
         let node = DominoNode(label: "n")
-        let stream = node.events(of: Ping.self, bufferingPolicy: .bufferingNewest(2))
+        let stream = node.stream(of: Ping.self, bufferingPolicy: .bufferingNewest(2))
         for value in 1...5 { node.post(Ping(value: value)) }
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next()?.value == 4)
@@ -103,7 +173,7 @@ struct SwiftConcurrencyTests {
 
     @Test func namedEventStreamYieldsNamedEvents() async {
         let node = DominoNode(label: "n")
-        let stream = node.events(named: "Statistics")
+        let stream = node.stream(named: "Statistics")
         node.post("Statistics", ["msg": "did load"])
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next()?.value("msg", as: String.self) == "did load")
@@ -111,7 +181,7 @@ struct SwiftConcurrencyTests {
 
     @Test func streamsFromManyThreadsReceiveEveryEvent() async {
         let node = DominoNode(label: "n")
-        let stream = node.events(of: Ping.self)
+        let stream = node.stream(of: Ping.self)
         runConcurrently(4) { worker in
             for value in 0..<1_000 { node.post(Ping(value: worker * 1_000 + value)) }
         }
@@ -126,11 +196,11 @@ struct SwiftConcurrencyTests {
     // MARK: A signal's fires
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func signalFiringsYieldEachFireInOrder() async {
+    @Test func signalStreamYieldsEachFireInOrder() async {
         let signal = Signal<String, Int?>()
         var seen: [String] = []
         do {
-            let firings = signal.firings()
+            let firings = signal.stream()
             signal.fire("a", 1)
             signal.fire("b", nil)
             for await (text, number) in firings {
@@ -138,15 +208,25 @@ struct SwiftConcurrencyTests {
                 if seen.count == 2 { break }
             }
         }
-        // The stream is gone: its observation was removed.
+        // The loop is over: its subscription was removed.
         #expect(seen == ["a:1", "b:nil"])
-        #expect(await eventually { signal.observerCount == 0 })
+        #expect(await eventually { signal.subscriptionCount == 0 })
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test func signalFiringsEndWhenTheSignalDeallocates() async {
+    @Test func leavingTheLoopOverASignalStreamEndsItsSubscriptionWhileTheSequenceIsStillInScope() async {
+        let signal = IntegerSignal()
+        let fires = signal.stream()
+        signal.fire(1)
+        for await _ in fires { break }
+        #expect(signal.subscriptionCount == 0)
+        withExtendedLifetime(fires) {}
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func signalStreamEndsWhenTheSignalDeallocates() async {
         var signal: IntegerSignal? = IntegerSignal()
-        let firings = signal!.firings()
+        let firings = signal!.stream()
         signal!.fire(1)
         let weakSignal = WeakBox(signal)
         signal = nil
@@ -160,11 +240,11 @@ struct SwiftConcurrencyTests {
     @Test func cancellingTheConsumerOfASignalRemovesItsObservation() async {
         let signal = IntegerSignal()
         let log = Log<String>()
-        let task = consume(signal.firings(), into: log)
-        #expect(signal.observerCount == 1)
+        let task = consume(signal.stream(), into: log)
+        #expect(signal.subscriptionCount == 1)
         task.cancel()
         await task.value
-        #expect(await eventually { signal.observerCount == 0 })
+        #expect(await eventually { signal.subscriptionCount == 0 })
     }
 
     // MARK: Async requests

@@ -179,7 +179,7 @@ struct TreeTests {
         for node in tree.all {
             let label = node.label!
             node.subscribe(Ping.self, phase: .raise, on: .postingThread) { _ in log.append("raise:\(label)") }
-            node.subscribe(Ping.self, phase: .propagate, on: .postingThread) { _ in log.append("down:\(label)") }
+            node.subscribe(Ping.self, phase: .bubble, on: .postingThread) { _ in log.append("down:\(label)") }
         }
         let result = tree.a2.raise(Ping(value: 1))
         #expect(log.entries == [

@@ -119,7 +119,7 @@ final class UploadViewController: ViewController {
 
     init(model: UploadModel) {
         super.init("UploadViewController")
-        model.progress.addObserver(self) { controller, fraction in
+        model.progress.subscribe(self) { controller, fraction in
             controller.lastProgress = fraction
         }
     }

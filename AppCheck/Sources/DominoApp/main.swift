@@ -62,7 +62,8 @@ model.progress.fire(0.5)
 check(upload.lastProgress == 0.5, "a main-actor observer of a signal updates its controller")
 
 // Event streams, consumed on the main actor.
-let stream = feed.domino.events(of: PhotoLiked.self)
+let subscriptionsBeforeStream = feed.domino.subscriptionCount
+let stream = feed.domino.stream(of: PhotoLiked.self)
 let consumer = Task {
     for await event in stream { return event.photoID }
     return -1
@@ -70,6 +71,7 @@ let consumer = Task {
 await Task.yield()
 feed.domino.post(PhotoLiked(photoID: 9))
 check(await consumer.value == 9, "an event stream delivers to a main-actor task")
+check(feed.domino.subscriptionCount == subscriptionsBeforeStream, "leaving the loop ends the stream's subscription, though the stream is still in scope")
 
 // The test helper in app code.
 let recorder = EventRecorder().record(PhotoLiked.self, at: feed.dominoNode)

@@ -314,7 +314,7 @@ enum Scenarios {
         let signal = Signal<Int>()
         let observers = (0..<count).map { _ in SignalObserverObject() }
         for observer in observers {
-            signal.addObserver(observer, on: .postingThread) { _, _ in counter.bump() }
+            signal.subscribe(observer, on: .postingThread) { _, _ in counter.bump() }
         }
         return Scenario(
             name: "signal.fire.\(count)",

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let task = Task {
-///     for await event in containerNode.events(of: ContentDidLoad.self) {
+///     for await event in containerNode.stream(of: ContentDidLoad.self) {
 ///         print("loaded \(event.itemCount)")
 ///     }
 ///     // Ends when the node deallocates.
@@ -11,50 +11,100 @@
 /// task.cancel()   // ends the loop and removes the subscription
 /// ```
 ///
-/// Each call subscribes once; the stream receives what a subscriber at that node
-/// would, in the same order, on the posting thread (never a queue hop before
-/// buffering). The stream **ends** when the node deallocates, when the subscription
-/// is removed (``DominoNode/unsubscribe(_:)-(E.Type)``,
-/// ``DominoNode/clearAllSubscribers()``), or when the consuming task is cancelled or
-/// drops the stream; its subscription is removed then.
-///
-/// **Buffering.** Events posted while the consumer is busy are buffered, by default
-/// without bound (`.unbounded`), so that no event is lost. Pass
-/// `.bufferingNewest(n)` to keep only the latest `n` (for state-like events such as
-/// scroll offsets) or `.bufferingOldest(n)` to drop new ones when full.
+/// Each loop is one subscription; it receives what a subscriber at that node would,
+/// in the same order, on the posting thread (never a queue hop before buffering), and
+/// ends with the loop (see ``EventStream`` for exactly when).
 extension DominoNode {
     /// The typed events of type `E` that reach this node, as an async sequence.
+    ///
+    /// ```swift
+    /// for await change in inboxNode.stream(of: UnreadCountDidChange.self) {
+    ///     badge.count = change.count
+    /// }
+    /// ```
+    ///
+    /// It subscribes at once, so nothing posted after the call is missed; the
+    /// subscription ends when the loop ends (see ``EventStream``).
     ///
     /// - Parameters:
     ///   - type: The event type.
     ///   - phase: Which phase to listen in (see ``Phase``).
     ///   - bufferingPolicy: What to keep while the consumer is busy; unbounded by default.
-    public func events<E: Event>(
+    public func stream<E: Event>(
         of type: E.Type,
         phase: Phase = .bubble,
         bufferingPolicy: AsyncStream<E>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<E> {
+    ) -> EventStream<E> {
         stream(key: SlotKey.of(E.self).in(phase), bufferingPolicy: bufferingPolicy)
     }
 
     /// The named events `name` that reach this node, as an async sequence.
     ///
     /// ```swift
-    /// for await event in node.events(named: "Statistics") { log(event.parameters) }
+    /// for await event in node.stream(named: "Statistics") { log(event.parameters) }
     /// ```
+    ///
+    /// It subscribes at once, so nothing posted after the call is missed; the
+    /// subscription ends when the loop ends (see ``EventStream``).
+    public func stream(
+        named name: EventName,
+        phase: Phase = .bubble,
+        bufferingPolicy: AsyncStream<NamedEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> EventStream<NamedEvent> {
+        stream(key: SlotKey.name(name.rawValue).in(phase), bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The typed events of type `E` that reach this node, as an `AsyncStream`.
+    ///
+    /// Renamed ``stream(of:phase:bufferingPolicy:)``, whose subscription ends when
+    /// the loop ends. This one's ends only when the stream and every iterator of it
+    /// are released, when the consuming task is cancelled, when the node deallocates,
+    /// or when the subscription is removed: a stream kept in scope after its loop
+    /// keeps its subscription, and buffers what reaches the node.
+    @available(*, deprecated, renamed: "stream(of:phase:bufferingPolicy:)")
+    public func events<E: Event>(
+        of type: E.Type,
+        phase: Phase = .bubble,
+        bufferingPolicy: AsyncStream<E>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<E> {
+        subscribeStream(key: SlotKey.of(E.self).in(phase), bufferingPolicy: bufferingPolicy).values
+    }
+
+    /// The named events `name` that reach this node, as an `AsyncStream`.
+    ///
+    /// Renamed ``stream(named:phase:bufferingPolicy:)``, whose subscription ends when
+    /// the loop ends; this one's ends as ``events(of:phase:bufferingPolicy:)`` says.
+    @available(*, deprecated, renamed: "stream(named:phase:bufferingPolicy:)")
     public func events(
         named name: EventName,
         phase: Phase = .bubble,
         bufferingPolicy: AsyncStream<NamedEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<NamedEvent> {
-        stream(key: SlotKey.name(name.rawValue).in(phase), bufferingPolicy: bufferingPolicy)
+        subscribeStream(key: SlotKey.name(name.rawValue).in(phase), bufferingPolicy: bufferingPolicy).values
     }
 
     private func stream<Payload: Sendable>(
         key: SlotKey,
         bufferingPolicy: AsyncStream<Payload>.Continuation.BufferingPolicy
-    ) -> AsyncStream<Payload> {
-        let (stream, continuation) = AsyncStream<Payload>.makeStream(bufferingPolicy: bufferingPolicy)
+    ) -> EventStream<Payload> {
+        // Weak: the sequence must not keep the node alive; a loop started after the
+        // node went finishes at once.
+        EventStream { [weak self] in
+            guard let self else { return .ended }
+            let (values, receiver) = self.subscribeStream(key: key, bufferingPolicy: bufferingPolicy)
+            return StreamFeed(values) { receiver.cancel() }
+        }
+    }
+
+    /// Subscribes a receiver that yields into a new `AsyncStream`. The subscription
+    /// ends when the receiver is cancelled, when the stream's consumer is cancelled or
+    /// the stream and its iterators are released, or when the subscription is
+    /// removed or the node goes (which finishes the stream).
+    private func subscribeStream<Payload: Sendable>(
+        key: SlotKey,
+        bufferingPolicy: AsyncStream<Payload>.Continuation.BufferingPolicy
+    ) -> (values: AsyncStream<Payload>, receiver: ForwardingReceiver<Payload>) {
+        let (values, continuation) = AsyncStream<Payload>.makeStream(bufferingPolicy: bufferingPolicy)
         let receiver = ForwardingReceiver<Payload>(
             forward: { continuation.yield($0) },
             onEnd: { continuation.finish() }
@@ -63,7 +113,7 @@ extension DominoNode {
         // Set before subscribing: nobody can cancel a stream not yet returned.
         continuation.onTermination = { _ in receiver.cancel() }
         _ = add(receiver, for: key)
-        return stream
+        return (values, receiver)
     }
 }
 

@@ -5,35 +5,63 @@ extension Signal {
     /// several values, the value itself for one).
     ///
     /// ```swift
-    /// let results = request.onResult.firings()
-    /// for await (data, error) in results {
+    /// for await (data, error) in request.onResult.stream() {
     ///     show(data, error)
+    ///     if data != nil { break }   // ends the subscription
     /// }
-    /// // Ends when the signal deallocates.
     /// ```
     ///
-    /// It observes at once, on the firing thread, so nothing fired after the call is
-    /// missed. It ends when the signal deallocates, or when the consuming task is
-    /// cancelled, leaves the loop or drops the stream; its observation is removed then.
-    /// Fires that arrive while the consumer is busy are buffered, by default without
-    /// bound; pass `.bufferingNewest(n)` or `.bufferingOldest(n)` to cap the buffer.
+    /// It subscribes at once, on the firing thread, so nothing fired after the call
+    /// is missed; the subscription ends when the loop ends, or when the signal
+    /// deallocates (see ``EventStream``). Fires that arrive while the consumer is
+    /// busy are buffered, by default without bound; pass `.bufferingNewest(n)` or
+    /// `.bufferingOldest(n)` to cap the buffer.
+    public func stream(
+        bufferingPolicy: AsyncStream<(repeat each Value)>.Continuation.BufferingPolicy = .unbounded
+    ) -> EventStream<(repeat each Value)> {
+        // Weak: the sequence must not keep the signal alive; a loop started after the
+        // signal went finishes at once.
+        EventStream { [weak self] in
+            guard let self else { return .ended }
+            let (values, subscription) = self.subscribeStream(bufferingPolicy: bufferingPolicy)
+            // Weak, for the same reason as in `subscribeStream`.
+            return StreamFeed(values) { [weak subscription] in subscription?.cancel() }
+        }
+    }
+
+    /// The values of each fire from now on, as an `AsyncStream`.
+    ///
+    /// Renamed ``stream(bufferingPolicy:)``, whose subscription ends when the loop
+    /// ends. This one's ends only when the stream and every iterator of it are
+    /// released, when the consuming task is cancelled, or when the signal
+    /// deallocates: a stream kept in scope after its loop keeps its subscription.
+    @available(*, deprecated, renamed: "stream(bufferingPolicy:)")
     public func firings(
         bufferingPolicy: AsyncStream<(repeat each Value)>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<(repeat each Value)> {
-        let (stream, continuation) = AsyncStream<(repeat each Value)>.makeStream(bufferingPolicy: bufferingPolicy)
+        subscribeStream(bufferingPolicy: bufferingPolicy).values
+    }
+
+    /// Subscribes a callback that yields into a new `AsyncStream`; the stream
+    /// finishes when the subscription ends, and the subscription ends when the
+    /// stream's consumer is cancelled or the stream and its iterators are released.
+    private func subscribeStream(
+        bufferingPolicy: AsyncStream<(repeat each Value)>.Continuation.BufferingPolicy
+    ) -> (values: AsyncStream<(repeat each Value)>, subscription: SignalSubscription) {
+        let (values, continuation) = AsyncStream<(repeat each Value)>.makeStream(bufferingPolicy: bufferingPolicy)
         // The observer object. Only the callback holds it, so it goes (and finishes
-        // the stream) when the observation's callback is released: on cancel, on
-        // removal, or when the signal deallocates and drops its observations.
+        // the stream) when the subscription's callback is released: on cancel, on
+        // removal, or when the signal deallocates and drops its subscriptions.
         let token = StreamEnd { continuation.finish() }
-        let observation = addObserver(token, on: .postingThread) { (_: StreamEnd, value: repeat each Value) in
+        let subscription = subscribe(token, on: .postingThread) { (_: StreamEnd, value: repeat each Value) in
             withExtendedLifetime(token) {
                 _ = continuation.yield((repeat each value))
             }
         }
-        // Weak: the stream's storage must not keep the observation (and so the
+        // Weak: the stream's storage must not keep the subscription (and so the
         // token) alive once the signal let it go.
-        continuation.onTermination = { [weak observation] _ in observation?.cancel() }
-        return stream
+        continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
+        return (values, subscription)
     }
 }
 

@@ -94,9 +94,9 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// were. Post it where they live, or make it a typed event, whose handlers are
         /// delivered across threads.
         public static var targetSkipped: Code { Code("targetSkipped") }
-        /// A ``Signal`` got more live observers than its ``Signal/maxObservers``, or
-        /// the limit was lowered below their count (a leak, or an object adding itself
-        /// again?). Nothing is refused or removed: every observer stays.
+        /// A ``Signal`` got more live subscriptions than its ``Signal/maxSubscriptions``,
+        /// or the limit was lowered below their count (a leak, or an object subscribing
+        /// again?). Nothing is refused or removed: every subscription stays.
         public static var observerLimitExceeded: Code { Code("observerLimitExceeded") }
         /// The same owner (or protocol target) was subscribed twice at one node, for
         /// the same event or request in the same phase, while its first subscription

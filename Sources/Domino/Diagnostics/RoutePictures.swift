@@ -3,8 +3,8 @@
 /// common code hosts).
 ///
 /// ```swift
-/// let dot = windowNode.dotDiagram(highlighting: managerNode.route)
-/// let mermaid = windowNode.mermaidDiagram(highlighting: managerNode.route)
+/// let dot = windowNode.dotDiagram(highlighting: managerNode.routeNodes)
+/// let mermaid = windowNode.mermaidDiagram(highlighting: managerNode.routeNodes)
 /// ```
 ///
 /// Arrows point the way events go up: from a node to its parent. Links along a

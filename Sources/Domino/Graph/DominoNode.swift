@@ -202,13 +202,23 @@ public final class DominoNode: @unchecked Sendable {
 
     /// The nodes a post from here visits, in order: this node, then its ancestors
     /// depth-first, parents in mount order, each once.
-    public var route: [DominoNode] {
+    ///
+    /// ```swift
+    /// print(fieldNode.routeNodes.map(\.description))   // ["field", "sidebar", "screen"]
+    /// ```
+    public var routeNodes: [DominoNode] {
         if graphLock.withShared({ ResponderRegistry.exist }) { refreshResponderChain() }
         return graphLock.withShared {
             var links: [NodeLink] = []
             Route.walk(from: self) { links.append(NodeLink($0)) }
             return links.compactMap { $0.retainIfAlive() }
         }
+    }
+
+    /// The nodes a post from here visits, in order.
+    @available(*, deprecated, renamed: "routeNodes")
+    public var route: [DominoNode] {
+        routeNodes
     }
 
     // MARK: Handler table

@@ -143,7 +143,7 @@ extension DominoNode {
     public var responderSuccessor: DominoNode? { resolvedSuccessor }
 
     /// Reads the responder chain from this node up now, so that inspection
-    /// (``children`` of the nodes above, ``route``) reflects it before anything is
+    /// (``children`` of the nodes above, ``routeNodes``) reflects it before anything is
     /// posted. Posts do this on their own, and walks down (broadcast, raise) read
     /// every responder node's chain.
     public func refreshResponderChain() {

@@ -12,7 +12,7 @@ import Darwin
 ///
 /// This is the Swift runtime's own entry point behind weak references (part of its
 /// stable ABI). Domino needs it only for the few APIs that hand nodes out of the
-/// graph (`parents`, `children`, `route`): links are raw pointers (see `NodeLink`),
+/// graph (`parents`, `children`, `routeNodes`): links are raw pointers (see `NodeLink`),
 /// and a node may sit between its last release and its deinit taking the graph lock,
 /// when a plain retain would resurrect a dying object. Walks never call it; they
 /// borrow nodes without retaining them.

@@ -1,5 +1,6 @@
-// Combine interop where Combine exists. Linux CI cannot compile this file; the
-// receiver it uses is the one behind `events(of:)`, which the tests exercise.
+// Combine interop where Combine exists. Linux CI typechecks this file against a
+// stand-in Combine (PlatformCheck/); the receiver it uses is the one behind
+// `stream(of:)`, which the tests exercise.
 #if canImport(Combine)
 import Combine
 
@@ -11,13 +12,13 @@ extension DominoNode {
     /// deallocates or the subscription is removed; cancelling it unsubscribes.
     ///
     /// ```swift
-    /// containerNode.publisher(for: ContentDidLoad.self)
+    /// containerNode.publisher(of: ContentDidLoad.self)
     ///     .map(\.itemCount)
     ///     .receive(on: DispatchQueue.main)
     ///     .sink { count in badge.count = count }
     ///     .store(in: &cancellables)
     /// ```
-    public func publisher<E: Event>(for type: E.Type, phase: Phase = .bubble) -> AnyPublisher<E, Never> {
+    public func publisher<E: Event>(of type: E.Type, phase: Phase = .bubble) -> AnyPublisher<E, Never> {
         Deferred { [weak self] () -> AnyPublisher<E, Never> in
             guard let self else { return Empty().eraseToAnyPublisher() }
             let subject = SubjectBox<E>()
@@ -28,6 +29,12 @@ extension DominoNode {
                 .eraseToAnyPublisher()
         }
         .eraseToAnyPublisher()
+    }
+
+    /// A publisher of the typed events of type `E` that reach this node.
+    @available(*, deprecated, renamed: "publisher(of:phase:)")
+    public func publisher<E: Event>(for type: E.Type, phase: Phase = .bubble) -> AnyPublisher<E, Never> {
+        publisher(of: type, phase: phase)
     }
 }
 
@@ -45,8 +52,9 @@ final class SubjectBox<Output>: @unchecked Sendable {
 extension Signal {
     /// A publisher of this signal's fires (a tuple for several values).
     ///
-    /// Each subscriber observes the signal once, on the firing thread; cancelling
-    /// ends the observation, and the publisher finishes when the signal deallocates.
+    /// Each subscriber of the publisher subscribes to the signal once, on the firing
+    /// thread; cancelling ends that subscription, and the publisher finishes when the
+    /// signal deallocates.
     ///
     /// ```swift
     /// request.onProgress.publisher()
@@ -59,11 +67,11 @@ extension Signal {
             guard let self else { return Empty().eraseToAnyPublisher() }
             let subject = SubjectBox<(repeat each Value)>()
             let token = StreamEnd { subject.finish() }
-            let observation = self.addObserver(token, on: .postingThread) { (_: StreamEnd, value: repeat each Value) in
+            let subscription = self.subscribe(token, on: .postingThread) { (_: StreamEnd, value: repeat each Value) in
                 withExtendedLifetime(token) { subject.send((repeat each value)) }
             }
             return subject.subject
-                .handleEvents(receiveCancel: { [weak observation] in observation?.cancel() })
+                .handleEvents(receiveCancel: { [weak subscription] in subscription?.cancel() })
                 .eraseToAnyPublisher()
         }
         .eraseToAnyPublisher()

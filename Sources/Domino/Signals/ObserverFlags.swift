@@ -1,7 +1,7 @@
 /// The state of one signal observer that a firing thread reads without a lock.
 ///
 /// A fire reads an observer's flags once per delivery, from any thread, while
-/// `cancel()` or a change of ``SignalObserver/cancelsAfterNextFire`` may write them
+/// `cancel()` or a change of ``SignalSubscription/cancelsAfterNextFire`` may write them
 /// from another: the word must be atomic. `Synchronization.Atomic` would be the
 /// natural type, but it needs iOS 18 / macOS 15 and signals deploy to iOS 17 /
 /// macOS 14. The standard library's own word-sized primitives used below are
@@ -19,10 +19,10 @@ struct ObserverFlags: @unchecked Sendable {
 
     /// Cancelled or removed: no delivery starts afterwards, queued ones included.
     @inlinable static var cancelled: UInt { 1 << 0 }
-    /// A ``SignalObserver/cancelsAfterNextFire`` observer whose one delivery was
+    /// A ``SignalSubscription/cancelsAfterNextFire`` observer whose one delivery was
     /// claimed by a fire: later fires skip it, the claimed delivery still runs.
     @inlinable static var spent: UInt { 1 << 1 }
-    /// ``SignalObserver/cancelsAfterNextFire`` is on.
+    /// ``SignalSubscription/cancelsAfterNextFire`` is on.
     @inlinable static var cancelsAfterNextFire: UInt { 1 << 2 }
     /// The delivery mode is ``DeliveryMode/postingThread``: the fire path tests this
     /// bit instead of copying the mode (and retaining its queue) under the lock.

@@ -1,4 +1,4 @@
-/// The observers of a signal at one moment, in the order they were added.
+/// The subscriptions of a signal at one moment, in the order they were made.
 ///
 /// A list never changes: every add or removal makes a new one, so a fire can
 /// iterate the list it started with, without the lock, while other threads (or its
@@ -19,9 +19,9 @@
 final class ObserverList: @unchecked Sendable {
     @usableFromInline let count: Int
     /// `count` retained references, released by deinit.
-    @usableFromInline let base: UnsafeMutablePointer<Unmanaged<SignalObserver>>
+    @usableFromInline let base: UnsafeMutablePointer<Unmanaged<SignalSubscription>>
 
-    init(_ entries: [SignalObserver]) {
+    init(_ entries: [SignalSubscription]) {
         count = entries.count
         base = .allocate(capacity: count)
         var slot = base
@@ -39,7 +39,7 @@ final class ObserverList: @unchecked Sendable {
     }
 
     /// The entries as an array (retaining each), for everything but fires.
-    var entries: [SignalObserver] {
+    var entries: [SignalSubscription] {
         (0..<count).map { base[$0].takeUnretainedValue() }
     }
 }

@@ -21,13 +21,13 @@ extension Signal {
     /// - Parameters:
     ///   - node: Where the events are posted.
     ///   - makeEvent: Builds the event from the fired values.
-    /// - Returns: The connection's handle; ``SignalObserver/cancel()`` disconnects.
+    /// - Returns: The connection's handle; ``SignalSubscription/cancel()`` disconnects.
     @discardableResult
     public func connect<E: Event>(
         to node: DominoNode,
         _ makeEvent: @escaping @Sendable (repeat each Value) -> E
-    ) -> SignalObserver {
-        addObserver(node, on: .postingThread) { (node: DominoNode, value: repeat each Value) in
+    ) -> SignalSubscription {
+        subscribe(node, on: .postingThread) { (node: DominoNode, value: repeat each Value) in
             node.post(makeEvent(repeat each value))
         }
     }

@@ -16,27 +16,27 @@
 /// }
 /// ```
 ///
-/// Observers are objects. The signal holds each one weakly, passes it into the
-/// callback (so there is no `[weak self]` dance), keeps it alive for the length of a
-/// callback, and forgets it when it deallocates:
+/// Observers are objects that subscribe. The signal holds each one weakly, passes it
+/// into the callback (so there is no `[weak self]` dance), keeps it alive for the
+/// length of a callback, and forgets it when it deallocates:
 ///
 /// ```swift
-/// request.onResult.addObserver(self) { controller, data, error in
+/// request.onResult.subscribe(self) { controller, data, error in
 ///     controller.show(data, error)
 /// }
 /// ```
 ///
-/// Callbacks run on the firing thread unless the observer asks for another
-/// ``DeliveryMode`` (see ``SignalObserver/deliveryMode``). A signal is safe to fire,
-/// observe and cancel from any number of threads at once, from inside its own
-/// callbacks too:
+/// Callbacks run on the firing thread unless the subscription asks for another
+/// ``DeliveryMode`` (see ``SignalSubscription/deliveryMode``). A signal is safe to
+/// fire, subscribe to and cancel from any number of threads at once, from inside its
+/// own callbacks too:
 ///
-/// - A fire delivers to the observers listed when it starts, in the order they
-///   were added. An observer added during a fire is not called by that fire.
-/// - An observer cancelled or removed before its turn in a running fire is skipped
-///   by the rest of that fire (see ``SignalObserver/cancel()``).
+/// - A fire delivers to the subscriptions listed when it starts, in the order they
+///   were made. A subscription made during a fire is not called by that fire.
+/// - A subscription cancelled or removed before its turn in a running fire is
+///   skipped by the rest of that fire (see ``SignalSubscription/cancel()``).
 /// - No callback and no hook runs while the signal holds its lock, so callbacks may
-///   fire, add, cancel and remove freely.
+///   fire, subscribe, cancel and unsubscribe freely.
 /// - Firing does not retain observers beyond their callbacks.
 ///
 /// Signals live outside the node graph; ``connect(to:_:)`` feeds one into it.
@@ -45,17 +45,17 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     // The signal's own state is all in the core, which guards it (see SignalCore).
     @usableFromInline let core: TypedSignalCore<repeat each Value>
 
-    /// Creates a signal with no observers that has never fired.
+    /// Creates a signal with no subscriptions that has never fired.
     ///
     /// ```swift
     /// let onNetworkResult = Signal<Data?, (any Error)?>()
     /// let onTap = EmptySignal()
     /// ```
     ///
-    /// - Parameter maxObservers: How many observers the signal expects at most (see
-    ///   ``maxObservers``).
-    public init(maxObservers: Int = 100) {
-        core = TypedSignalCore(maxObservers: maxObservers)
+    /// - Parameter maxSubscriptions: How many subscriptions the signal expects at
+    ///   most (see ``maxSubscriptions``).
+    public init(maxSubscriptions: Int = 100) {
+        core = TypedSignalCore(maxSubscriptions: maxSubscriptions)
     }
 
     deinit {
@@ -64,7 +64,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
 
     // MARK: Firing
 
-    /// Calls every observer's callback with `value`, and remembers it as
+    /// Calls every subscription's callback with `value`, and remembers it as
     /// ``lastFired``.
     ///
     /// ```swift
@@ -74,8 +74,9 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     ///
     /// Callbacks in ``DeliveryMode/postingThread`` mode (the default) have all run
     /// when `fire` returns; others are queued where their mode says, or run now when
-    /// this thread already is there. Observers found deallocated are removed, and
-    /// ``observerRemoved`` is called for them, on this thread, after the callbacks.
+    /// this thread already is there. Subscriptions found with their observer
+    /// deallocated are removed, and ``subscriptionRemoved`` is called for them, on
+    /// this thread, after the callbacks.
     @inlinable
     public func fire(_ value: repeat each Value) {
         // Inlinable so that callers specialize it for their value types: unspecialized,
@@ -97,14 +98,14 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
 
         // The fire holds the list (see ObserverList), and the list its entries, so the
         // entries are used without retaining them.
-        var ended: [SignalObserver]?
+        var ended: [SignalSubscription]?
         let (base, count) = reading._withUnsafeGuaranteedRef { ($0.base, $0.count) }
         for index in 0..<count {
-            base[index]._withUnsafeGuaranteedRef { observer in
-                let entry = unsafeDowncast(observer, to: SignalEntry<repeat each Value>.self)
+            base[index]._withUnsafeGuaranteedRef { subscription in
+                let entry = unsafeDowncast(subscription, to: SignalEntry<repeat each Value>.self)
                 if entry.deliver(repeat each value).endsObservation {
                     if ended == nil { ended = [] }
-                    ended?.append(observer)
+                    ended?.append(subscription)
                 }
             }
         }
@@ -116,24 +117,25 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Calls one observer's callback with `value`, as if the signal fired for it
-    /// alone. ``lastFired`` does not change: the values were meant for this observer
-    /// only, so ``SignalObserver/firePreviousData()`` does not hand them to others.
+    /// Calls one subscription's callback with `value`, as if the signal fired for it
+    /// alone. ``lastFired`` does not change: the values were meant for this
+    /// subscription only, so ``SignalSubscription/firePreviousData()`` does not hand
+    /// them to others.
     ///
     /// ```swift
-    /// let observation = onStatus.addObserver(self) { controller, status in
+    /// let subscription = onStatus.subscribe(self) { controller, status in
     ///     controller.render(status)
     /// }
-    /// onStatus.fire(for: observation, .idle)   // this observer's first state
+    /// onStatus.fire(for: subscription, .idle)   // this observer's first state
     /// ```
     ///
-    /// - Returns: True when the callback ran or was queued; false when `observer`
-    ///   belongs to another signal or its observation has ended.
+    /// - Returns: True when the callback ran or was queued; false when `subscription`
+    ///   belongs to another signal or has ended.
     @discardableResult
-    public func fire(for observer: SignalObserver, _ value: repeat each Value) -> Bool {
+    public func fire(for subscription: SignalSubscription, _ value: repeat each Value) -> Bool {
         // The same core means the same value types, so the downcast is sound.
-        guard observer.core === core else { return false }
-        return unsafeDowncast(observer, to: SignalEntry<repeat each Value>.self).deliverAlone(repeat each value)
+        guard subscription.core === core else { return false }
+        return unsafeDowncast(subscription, to: SignalEntry<repeat each Value>.self).deliverAlone(repeat each value)
     }
 
     /// The values of the last ``fire(_:)``, or nil if the signal never fired.
@@ -150,30 +152,30 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         core.withLock { core.lastFired }
     }
 
-    // MARK: Observing
+    // MARK: Subscribing
 
-    /// Adds `observer`, whose `callback` runs in the caller's isolation with each
-    /// fire: written in main-actor code (a `@MainActor` view controller), on the main
-    /// actor, in place when the signal fires on the main thread, else soon after on
-    /// the main queue; written in an actor's code, on that actor, enqueued.
+    /// Subscribes `observer`, whose `callback` runs in the caller's isolation with
+    /// each fire: written in main-actor code (a `@MainActor` view controller), on the
+    /// main actor, in place when the signal fires on the main thread, else soon after
+    /// on the main queue; written in an actor's code, on that actor, enqueued.
     ///
     /// ```swift
-    /// request.onProgress.addObserver(self) { controller, progress in
+    /// request.onProgress.subscribe(self) { controller, progress in
     ///     controller.progressView.progress = Float(progress)   // main-actor state
     /// }
     /// ```
     ///
-    /// Nonisolated code names a mode instead: ``addObserver(_:on:_:)``. Should the
-    /// handle's ``SignalObserver/deliveryMode`` be changed, a main-actor callback
+    /// Nonisolated code names a mode instead: ``subscribe(_:on:_:)``. Should the
+    /// handle's ``SignalSubscription/deliveryMode`` be changed, a main-actor callback
     /// still runs on the main actor, one hop later. Everything else is as for
-    /// ``addObserver(_:on:_:)``.
+    /// ``subscribe(_:on:_:)``.
     @inlinable
     @discardableResult
-    public func addObserver<Observer: AnyObject & Sendable>(
+    public func subscribe<Observer: AnyObject & Sendable>(
         _ observer: Observer,
         isolation: isolated (any Actor) = #isolation,
         _ callback: @escaping (Observer, repeat each Value) -> Void
-    ) -> SignalObserver {
+    ) -> SignalSubscription {
         // The callback is not `Sendable`: it belongs to the caller's isolation and
         // only ever runs there (see `IsolatedCallback`).
         let handler = IsolatedCallback<Observer, repeat each Value>(callback)
@@ -190,37 +192,38 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Adds `observer`, whose `@Sendable` callback the signal calls with each fire,
-    /// where `mode` says: the form for nonisolated code.
+    /// Subscribes `observer`, whose `@Sendable` callback the signal calls with each
+    /// fire, where `mode` says: the form for nonisolated code.
     ///
     /// ```swift
-    /// request.onResult.addObserver(cache, on: .postingThread) { cache, data, error in
+    /// request.onResult.subscribe(cache, on: .postingThread) { cache, data, error in
     ///     cache.store(data)
     /// }
     /// ```
     ///
     /// The signal holds `observer` weakly and passes it into `callback`, so the
     /// callback need not capture it; `observer` stays alive until the callback
-    /// returns, and the observation ends when it deallocates. One object may observe
-    /// a signal several times; each call adds an observation.
+    /// returns, and the subscription ends when it deallocates. One object may
+    /// subscribe several times; each call adds a subscription.
     ///
-    /// Adding beyond ``maxObservers`` (counting only live observers) is reported as
-    /// ``Diagnostic/Code/observerLimitExceeded``; the observer is added all the same.
+    /// Subscribing beyond ``maxSubscriptions`` (counting only those whose observer
+    /// lives) is reported as ``Diagnostic/Code/observerLimitExceeded``; the
+    /// subscription is made all the same.
     ///
     /// - Parameters:
     ///   - observer: The object on whose behalf the callback runs.
     ///   - mode: Where the callback runs: ``DeliveryMode/postingThread`` for the
-    ///     thread that fires. Settable later through ``SignalObserver/deliveryMode``.
+    ///     thread that fires. Settable later through ``SignalSubscription/deliveryMode``.
     ///   - callback: Called with the observer and the fired values.
-    /// - Returns: A handle that can cancel the observation or change its mode; the
-    ///   observation lives on without it.
+    /// - Returns: A handle that can cancel the subscription or change its mode; the
+    ///   subscription lives on without it.
     @inlinable
     @discardableResult
-    public func addObserver<Observer: AnyObject & Sendable>(
+    public func subscribe<Observer: AnyObject & Sendable>(
         _ observer: Observer,
         on mode: DeliveryMode,
         _ callback: @escaping @Sendable (Observer, repeat each Value) -> Void
-    ) -> SignalObserver {
+    ) -> SignalSubscription {
         // Inlinable so that the closure erasing the observer's type is specialized
         // where the callback is known: unspecialized, forwarding the values costs a
         // generic copy of each, on every fire.
@@ -229,105 +232,89 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Adds `observer` with a callback isolated to the main actor, such as a method
-    /// of a `@MainActor` view controller: it runs on the main actor, in place when the
-    /// signal fires on the main thread, else soon after on the main queue.
-    ///
-    /// Superseded by ``addObserver(_:isolation:_:)``, which needs no separate name:
-    /// a callback written in main-actor code runs on the main actor.
-    ///
-    /// ```swift
-    /// request.onProgress.addObserverOnMainActor(self) { controller, progress in
-    ///     controller.progressView.progress = Float(progress)
-    /// }
-    /// ```
-    ///
-    /// Everything else is as for ``addObserver(_:on:_:)``. Should the handle's
-    /// ``SignalObserver/deliveryMode`` be changed to another thread or queue, the
-    /// callback still runs on the main actor, one hop later.
-    @available(*, deprecated, message: "Call addObserver(_:_:) from main-actor code: a callback written there runs on the main actor (see Domino in main-actor app code).")
-    @inlinable
-    @discardableResult
-    public func addObserverOnMainActor<Observer: AnyObject & Sendable>(
-        _ observer: Observer,
-        _ callback: @escaping @MainActor @Sendable (Observer, repeat each Value) -> Void
-    ) -> SignalObserver {
-        return add(observer, type: Observer.self, on: .mainThread) { (observer: AnyObject, value: repeat each Value) in
-            let typed = unsafeDowncast(observer, to: Observer.self)
-            runOnMainActor { callback(typed, repeat each value) }
-        }
-    }
-
-    /// Adds an observation whose callback takes the observer type-erased.
+    /// Adds a subscription whose callback takes the observer type-erased.
     @usableFromInline
     func add(
         _ observer: AnyObject,
         type observerType: Any.Type,
         on mode: DeliveryMode,
         _ callback: @escaping SignalEntry<repeat each Value>.Callback
-    ) -> SignalObserver {
+    ) -> SignalSubscription {
         mode.prepare()
         let entry = SignalEntry(core: core, observer: observer, observerType: observerType, delivery: mode, callback: callback)
-        let (listed, limit, hook) = core.add(entry)
-        if listed > limit {
-            // Dead observers do not count; they leave now.
+        let added = core.add(entry)
+        if added.listed > added.limit || added.listed >= added.purgeAt {
+            // Subscriptions whose observer died do not count; they leave now. Beyond
+            // the limit, on every add; below it, once the list doubled since the
+            // last purge, which keeps adding O(1) amortized.
             let count = core.purge()
-            if count > limit {
+            if count > added.limit {
                 Diagnostics.emit(
                     .observerLimitExceeded,
-                    "\(core.typeName) has \(count) observers, more than its maxObservers (\(limit)); the new observer (\(observerType)) was added anyway. A leak or a repeated addObserver? If so many are intended, raise maxObservers."
+                    "\(core.typeName) has \(count) subscriptions, more than its maxSubscriptions (\(added.limit)); the new one (\(observerType)) was made anyway. A leak or a repeated subscribe? If so many are intended, raise maxSubscriptions."
                 )
             }
         }
-        hook?(entry)
+        added.hook?(entry)
         return entry
     }
 
-    /// Ends every observation of `observer` on this signal.
+    /// Ends every subscription of `observer` to this signal, or, given a
+    /// ``SignalSubscription`` of this signal, that subscription.
     ///
     /// ```swift
-    /// request.onProgress.removeObserver(self)
+    /// request.onProgress.unsubscribe(self)
     /// ```
     ///
-    /// ``observerRemoved`` is called for each, on this thread.
-    public func removeObserver(_ observer: AnyObject) {
+    /// Subscriptions whose observer deallocated leave too, as in Uber Signals.
+    /// ``subscriptionRemoved`` is called for each, on this thread.
+    public func unsubscribe(_ observer: AnyObject) {
         let snapshot = core.withLock { core.observers }
-        // Matched outside the lock: where the reference is weak, reading it retains
-        // and releases, and that release may be an observer's last.
-        let matching = snapshot.filter { $0.reference.refers(to: observer) }
+        // Matched outside the lock: reading a reference retains and releases the
+        // observer, and that release may be its last.
+        var matching: [SignalSubscription] = [], dead: [SignalSubscription] = []
+        for entry in snapshot {
+            if entry === observer || entry.reference.refers(to: observer) {
+                matching.append(entry)
+            } else if !entry.isObserverAlive {
+                dead.append(entry)
+            }
+        }
         core.remove(matching, cancelling: true)
+        core.remove(dead, cancelling: false)
     }
 
-    /// Ends every observation of this signal; ``observerRemoved`` is called for each,
-    /// on this thread.
-    public func removeAllObservers() {
+    /// Ends every subscription to this signal; ``subscriptionRemoved`` is called for
+    /// each, on this thread.
+    public func unsubscribeAll() {
         core.removeAll()
     }
 
-    /// How many live observations the signal has.
+    /// How many subscriptions the signal has whose observer lives.
     ///
-    /// Reading it first removes the observations whose observer deallocated (which
-    /// calls ``observerRemoved`` for them), so it counts only live ones.
-    public var observerCount: Int {
+    /// Reading it first removes the subscriptions whose observer deallocated (which
+    /// calls ``subscriptionRemoved`` for them), so it counts only live ones.
+    public var subscriptionCount: Int {
         core.purge()
     }
 
-    /// How many observers the signal expects at most; 100 unless set.
+    /// How many subscriptions the signal expects at most; 100 unless set (Uber's
+    /// `maxObservers`).
     ///
     /// As in Uber Signals, a limit makes oversubscription visible: an observer that
-    /// leaks, or an object that adds itself again each time a screen appears. Adding
-    /// beyond it, or lowering it below the current count, is reported through
-    /// ``Diagnostics`` as ``Diagnostic/Code/observerLimitExceeded``. Nothing is
-    /// refused or removed: the limit only reports.
+    /// leaks, or an object that subscribes again each time a screen appears.
+    /// Subscribing beyond it, or lowering it below the current count, is reported
+    /// through ``Diagnostics`` as ``Diagnostic/Code/observerLimitExceeded``. Nothing
+    /// is refused or removed: the limit only reports.
     ///
     /// ```swift
-    /// onNetworkResult.maxObservers = 500
+    /// onNetworkResult.maxSubscriptions = 500
     /// ```
-    public var maxObservers: Int {
-        get { core.withLock { core.maxObservers } }
+    public var maxSubscriptions: Int {
+        get { core.withLock { core.maxSubscriptions } }
         set {
             let count = core.withLock {
-                core.maxObservers = newValue
+                core.maxSubscriptions = newValue
                 return core.list.count
             }
             guard count > newValue else { return }
@@ -335,7 +322,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
             if live > newValue {
                 Diagnostics.emit(
                     .observerLimitExceeded,
-                    "maxObservers of \(core.typeName) was lowered to \(newValue), below its \(live) observers; they all stay. Remove observers first, or keep the limit above their count."
+                    "maxSubscriptions of \(core.typeName) was lowered to \(newValue), below its \(live) subscriptions; they all stay. Cancel subscriptions first, or keep the limit above their count."
                 )
             }
         }
@@ -343,44 +330,45 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
 
     // MARK: Hooks
 
-    /// Called with each new observation, after it was added (Uber's
+    /// Called with each new subscription, after it was made (Uber's
     /// `observerAdded`).
     ///
     /// ```swift
-    /// onLocation.observerAdded = { [manager] _ in manager.startUpdatingLocation() }
+    /// onLocation.subscriptionAdded = { [manager] _ in manager.startUpdatingLocation() }
     /// ```
     ///
-    /// It runs on the thread that called ``addObserver(_:on:_:)``, after the signal
+    /// It runs on the thread that called ``subscribe(_:on:_:)``, after the signal
     /// released its lock, so it may use the signal.
-    public var observerAdded: (@Sendable (SignalObserver) -> Void)? {
-        get { core.withLock { core.observerAdded } }
+    public var subscriptionAdded: (@Sendable (SignalSubscription) -> Void)? {
+        get { core.withLock { core.subscriptionAdded } }
         set {
             var replaced = newValue
-            core.withLock { swap(&replaced, &core.observerAdded) }
+            core.withLock { swap(&replaced, &core.subscriptionAdded) }
             withExtendedLifetime(replaced) {}
         }
     }
 
-    /// Called with each observation that ends while listed: cancelled, removed,
-    /// done after its one fire, or found with its observer deallocated (Uber's
-    /// `observerRemoved`).
+    /// Called with each subscription that ends while listed: cancelled,
+    /// unsubscribed, done after its one fire, or found with its observer deallocated
+    /// (Uber's `observerRemoved`).
     ///
     /// ```swift
-    /// onLocation.observerRemoved = { [weak self] _ in
-    ///     guard let self, onLocation.observerCount == 0 else { return }
+    /// onLocation.subscriptionRemoved = { [weak self] _ in
+    ///     guard let self, onLocation.subscriptionCount == 0 else { return }
     ///     manager.stopUpdatingLocation()
     /// }
     /// ```
     ///
-    /// It runs once per observation, after the signal released its lock, on the
-    /// thread that ended it: the caller of ``SignalObserver/cancel()`` or of a
-    /// removal, or the thread that fired or counted and found the observer gone. It
-    /// is not called when the signal itself deallocates.
-    public var observerRemoved: (@Sendable (SignalObserver) -> Void)? {
-        get { core.withLock { core.observerRemoved } }
+    /// It runs once per subscription, after the signal released its lock, on the
+    /// thread that ended it: the caller of ``SignalSubscription/cancel()``,
+    /// ``unsubscribe(_:)`` or ``unsubscribeAll()``, or the thread that fired,
+    /// subscribed or counted and found the observer gone. It is not called when the
+    /// signal itself deallocates.
+    public var subscriptionRemoved: (@Sendable (SignalSubscription) -> Void)? {
+        get { core.withLock { core.subscriptionRemoved } }
         set {
             var replaced = newValue
-            core.withLock { swap(&replaced, &core.observerRemoved) }
+            core.withLock { swap(&replaced, &core.subscriptionRemoved) }
             withExtendedLifetime(replaced) {}
         }
     }
@@ -388,28 +376,28 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension Signal: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The signal's type and how many observations it lists, as
-    /// `Signal<Int>(2 observers)`.
+    /// The signal's type and how many subscriptions it lists, as
+    /// `Signal<Int>(2 subscriptions)`.
     public var description: String {
         let count = core.withLock { core.list.count }
-        return "\(core.typeName)(\(count) observer\(count == 1 ? "" : "s"))"
+        return "\(core.typeName)(\(count) subscription\(count == 1 ? "" : "s"))"
     }
 
     /// The description, the limit, the last values fired, and one line per
-    /// observation:
+    /// subscription:
     ///
     /// ```
-    /// Signal<Int>(2 observers, max 100, last fired 42)
-    ///   SignalObserver(ProgressView on Signal<Int>, postingThread)
-    ///   SignalObserver(StatusBar on Signal<Int>, mainThread, cancelsAfterNextFire)
+    /// Signal<Int>(2 subscriptions, max 100, last fired 42)
+    ///   SignalSubscription(ProgressView on Signal<Int>, postingThread)
+    ///   SignalSubscription(StatusBar on Signal<Int>, mainThread, cancelsAfterNextFire)
     /// ```
     public var debugDescription: String {
-        let (observers, limit, last) = core.withLock { (core.observers, core.maxObservers, core.lastFired) }
+        let (subscriptions, limit, last) = core.withLock { (core.observers, core.maxSubscriptions, core.lastFired) }
         let lastText = last.map { "last fired \($0)" } ?? "never fired"
-        let count = observers.count
-        var lines = ["\(core.typeName)(\(count) observer\(count == 1 ? "" : "s"), max \(limit), \(lastText))"]
-        for observer in observers {
-            lines.append("  \(observer)")
+        let count = subscriptions.count
+        var lines = ["\(core.typeName)(\(count) subscription\(count == 1 ? "" : "s"), max \(limit), \(lastText))"]
+        for subscription in subscriptions {
+            lines.append("  \(subscription)")
         }
         return lines.joined(separator: "\n")
     }

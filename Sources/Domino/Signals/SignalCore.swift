@@ -1,5 +1,5 @@
 /// The state of one ``Signal`` apart from its values, shared by the signal and its
-/// observers' handles.
+/// subscriptions' handles.
 ///
 /// It is a separate object so that a handle can cancel itself without keeping the
 /// signal alive: the signal owns the core, the core's list owns the entries, and
@@ -20,24 +20,29 @@
 ///   replaced hook) is handed back and released after unlocking.
 @usableFromInline
 class SignalCore: @unchecked Sendable {
-    typealias Hook = @Sendable (SignalObserver) -> Void
+    typealias Hook = @Sendable (SignalSubscription) -> Void
 
     private let mutex: UnsafeMutableRawPointer
 
-    /// The current observers.
+    /// The current subscriptions.
     @usableFromInline @exclusivity(unchecked) var list = ObserverList([])
-    @exclusivity(unchecked) var maxObservers: Int
-    @exclusivity(unchecked) var observerAdded: Hook?
-    @exclusivity(unchecked) var observerRemoved: Hook?
+    @exclusivity(unchecked) var maxSubscriptions: Int
+    /// The list length at which the next add purges subscriptions whose observer
+    /// died: twice the live count the last purge found (at least 8), so that a
+    /// signal whose observers come and go never lists more than about twice its
+    /// live subscriptions, and adding stays O(1) amortized apart from the copy.
+    @exclusivity(unchecked) var purgeAt = 8
+    @exclusivity(unchecked) var subscriptionAdded: Hook?
+    @exclusivity(unchecked) var subscriptionRemoved: Hook?
     /// Set when the signal deallocates: hooks are no longer called.
     @exclusivity(unchecked) var isClosed = false
 
     /// The signal's type, as `Signal<Int, String>`, for descriptions and diagnostics.
     let typeName: String
 
-    init(typeName: String, maxObservers: Int) {
+    init(typeName: String, maxSubscriptions: Int) {
         self.typeName = typeName
-        self.maxObservers = maxObservers
+        self.maxSubscriptions = maxSubscriptions
         mutex = PlatformMutex.make()
     }
 
@@ -64,15 +69,15 @@ class SignalCore: @unchecked Sendable {
 
     // MARK: The list
 
-    /// The current observers. Lock held.
-    final var observers: [SignalObserver] {
+    /// The current subscriptions. Lock held.
+    final var observers: [SignalSubscription] {
         list.entries
     }
 
     /// Makes `entries` the current list. Lock held. Returns the list it replaced,
     /// for the caller to release after unlocking (it may hold the last reference to
     /// an entry); fires still iterating it hold references of their own.
-    final func replaceLocked(with entries: [SignalObserver]) -> ObserverList {
+    final func replaceLocked(with entries: [SignalSubscription]) -> ObserverList {
         let previous = list
         list = ObserverList(entries)
         return previous
@@ -112,32 +117,33 @@ class SignalCore: @unchecked Sendable {
 
     // MARK: Adding and removing
 
-    /// Appends `entry`. Returns the observer count, the limit and the hook to call.
-    final func add(_ entry: SignalObserver) -> (count: Int, limit: Int, hook: Hook?) {
+    /// Appends `entry`. Returns how many subscriptions are listed now, the limit,
+    /// the length at which to purge, and the hook to call.
+    final func add(_ entry: SignalSubscription) -> (listed: Int, limit: Int, purgeAt: Int, hook: Hook?) {
         lock()
         let entries = observers + [entry]
         let previous = replaceLocked(with: entries)
-        let result = (entries.count, maxObservers, isClosed ? nil : observerAdded)
+        let result = (entries.count, maxSubscriptions, purgeAt, isClosed ? nil : subscriptionAdded)
         unlock()
         withExtendedLifetime(previous) {}
         return result
     }
 
     /// Removes `targets` from the list, marking them cancelled first when
-    /// `cancelling`, and calls `observerRemoved` for each one that was still listed,
+    /// `cancelling`, and calls `subscriptionRemoved` for each one that was still listed,
     /// on this thread, after unlocking.
     ///
     /// Entries spent by a one-shot fire and entries whose observer died are removed
     /// without the cancelled mark: a spent observer's claimed delivery may still be
     /// queued and must run.
     @usableFromInline
-    final func remove(_ targets: [SignalObserver], cancelling: Bool) {
+    final func remove(_ targets: [SignalSubscription], cancelling: Bool) {
         guard !targets.isEmpty else { return }
         if cancelling {
             // Before the lock, so that fires already running see it as soon as possible.
             for entry in targets { entry.flags.insert(ObserverFlags.cancelled) }
         }
-        var removed: [SignalObserver] = []
+        var removed: [SignalSubscription] = []
         lock()
         var kept = observers
         kept.removeAll { entry in
@@ -146,7 +152,7 @@ class SignalCore: @unchecked Sendable {
             return true
         }
         let previous = removed.isEmpty ? nil : replaceLocked(with: kept)
-        let hook = isClosed ? nil : observerRemoved
+        let hook = isClosed ? nil : subscriptionRemoved
         unlock()
         // Released after unlocking: they may hold an entry's last reference.
         withExtendedLifetime(previous) {}
@@ -155,8 +161,8 @@ class SignalCore: @unchecked Sendable {
         }
     }
 
-    /// Removes every observer whose object has deallocated, calling
-    /// `observerRemoved` for each; returns how many observers remain.
+    /// Removes every subscription whose observer has deallocated, calling
+    /// `subscriptionRemoved` for each; returns how many subscriptions remain.
     @discardableResult
     final func purge() -> Int {
         let snapshot = withLock { observers }
@@ -164,14 +170,18 @@ class SignalCore: @unchecked Sendable {
         // that release may be its last.
         let dead = snapshot.filter { !$0.isObserverAlive }
         remove(dead, cancelling: false)
-        return withLock { list.count }
+        return withLock {
+            purgeAt = max(2 * list.count, 8)
+            return list.count
+        }
     }
 
-    /// Empties the list, cancelling every entry, and calls `observerRemoved` for each.
+    /// Empties the list, cancelling every entry, and calls `subscriptionRemoved` for
+    /// each.
     final func removeAll() {
         lock()
         let removed = replaceLocked(with: []).entries
-        let hook = isClosed ? nil : observerRemoved
+        let hook = isClosed ? nil : subscriptionRemoved
         unlock()
         for entry in removed { entry.flags.insert(ObserverFlags.cancelled) }
         if let hook {
@@ -186,9 +196,9 @@ class SignalCore: @unchecked Sendable {
         lock()
         isClosed = true
         let removed = replaceLocked(with: []).entries
-        let hooks = (observerAdded, observerRemoved)
-        observerAdded = nil
-        observerRemoved = nil
+        let hooks = (subscriptionAdded, subscriptionRemoved)
+        subscriptionAdded = nil
+        subscriptionRemoved = nil
         unlock()
         for entry in removed { entry.flags.insert(ObserverFlags.cancelled) }
         // Released here, after unlocking: the last reference to an entry, a hook or
@@ -204,9 +214,9 @@ final class TypedSignalCore<each Value: Sendable>: SignalCore, @unchecked Sendab
     /// Guarded by the lock, as the rest of the core.
     @usableFromInline @exclusivity(unchecked) var lastFired: (repeat each Value)?
 
-    init(maxObservers: Int) {
+    init(maxSubscriptions: Int) {
         var names: [String] = []
         repeat names.append(String(describing: (each Value).self))
-        super.init(typeName: "Signal<\(names.joined(separator: ", "))>", maxObservers: maxObservers)
+        super.init(typeName: "Signal<\(names.joined(separator: ", "))>", maxSubscriptions: maxSubscriptions)
     }
 }

@@ -6,7 +6,7 @@ enum SignalDelivery {
     /// The callback ran, or was queued.
     case delivered
     /// The callback ran, or was queued, for the last time
-    /// (``SignalObserver/cancelsAfterNextFire``): the entry leaves the signal.
+    /// (``SignalSubscription/cancelsAfterNextFire``): the entry leaves the signal.
     case deliveredLast
     /// The observer has deallocated: the entry leaves the signal.
     case observerGone
@@ -30,14 +30,14 @@ enum SignalDelivery {
     }
 }
 
-/// One observation of a `Signal<repeat each Value>`: a ``SignalObserver`` with the
+/// One subscription to a `Signal<repeat each Value>`: a ``SignalSubscription`` with the
 /// callback, the one part that depends on the signal's value types.
 ///
 /// `@unchecked Sendable` as its superclass (see there); the callback is immutable
 /// and `@Sendable`.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @usableFromInline
-final class SignalEntry<each Value: Sendable>: SignalObserver, @unchecked Sendable {
+final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Sendable {
     /// The user's callback, with the observer's static type erased.
     @usableFromInline typealias Callback = @Sendable (AnyObject, repeat each Value) -> Void
 
@@ -78,7 +78,7 @@ final class SignalEntry<each Value: Sendable>: SignalObserver, @unchecked Sendab
     /// Returns false when the observer is gone.
     @usableFromInline
     func deliverByMode(_ value: repeat each Value) -> Bool {
-        let mode = core.withLock { delivery }
+        let mode = core.withLock { currentMode }
         if mode.isCurrent(ThreadState.current) {
             guard let observer = reference.load() else { return false }
             callback(observer, repeat each value)
@@ -103,7 +103,7 @@ final class SignalEntry<each Value: Sendable>: SignalObserver, @unchecked Sendab
     }
 
     /// Delivers to this observer alone (``Signal/fire(for:_:)``,
-    /// ``SignalObserver/firePreviousData()``) and takes it out of the signal when
+    /// ``SignalSubscription/firePreviousData()``) and takes it out of the signal when
     /// that ended it.
     func deliverAlone(_ value: repeat each Value) -> Bool {
         let outcome = deliver(repeat each value)

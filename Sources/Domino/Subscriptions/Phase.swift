@@ -53,8 +53,9 @@ public enum Phase: Sendable, CaseIterable, CustomStringConvertible {
         self.init(bits: rawValue)
     }
 
-    /// EventsTree's propagate stage: the default phase, which a raise runs on its way
-    /// down from the root(s).
+    /// EventsTree's propagate stage, which is the bubble phase: a raise runs
+    /// ``bubble`` handlers on its way down from the root(s).
+    @available(*, deprecated, renamed: "bubble")
     public static var propagate: Phase { .bubble }
 
     /// The phase's name.

@@ -1,5 +1,5 @@
-/// A handle on something registered at a node: a subscriber, a responder, a
-/// reformer or an interceptor.
+/// A handle on something registered at a node (a subscriber, a responder, a
+/// reformer or an interceptor) or at a signal (a ``SignalSubscription``).
 ///
 /// Subscriptions are attach-and-forget, as in Domino and Uber Signals: dropping the
 /// handle does not end the subscription. It ends when you call ``cancel()``, when its
@@ -11,6 +11,16 @@
 /// let subscription = node.subscribe(ContentDidLoad.self) { event in print(event) }
 /// // ...
 /// subscription.cancel()
+/// ```
+///
+/// Node and signal handles share this type, so one collection keeps both and
+/// cancels them alike:
+///
+/// ```swift
+/// var subscriptions: [Subscription] = []
+/// subscriptions.append(node.subscribe(ContentDidLoad.self, owner: self) { screen, _ in screen.reload() })
+/// subscriptions.append(request.onProgress.subscribe(self) { screen, progress in screen.progress = progress })
+/// subscriptions.forEach { $0.cancel() }
 /// ```
 public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// The node holding this handler; nil once the subscription ended.

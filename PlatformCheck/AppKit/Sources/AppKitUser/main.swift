@@ -92,7 +92,7 @@ checks.expect(screen.nextResponder === content, "a controller leads to its view'
 checks.expect(screen.dominoNode === screen.dominoNode, "dominoNode is created once")
 checks.expect(screen.dominoNode !== screen.domino, "dominoNode and the app's domino are separate nodes")
 cell.dominoNode.refreshResponderChain()
-checks.expect(cell.dominoNode.route.dropFirst().first === screen.dominoNode,
+checks.expect(cell.dominoNode.routeNodes.dropFirst().first === screen.dominoNode,
               "the cell's node leads to the controller's along the responder chain")
 
 // A typed event posted from the cell's node on the main actor.

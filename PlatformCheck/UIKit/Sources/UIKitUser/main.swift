@@ -100,7 +100,7 @@ checks.expect(detail.next === screen, "an off-screen child controller's next is 
 checks.expect(screen.dominoNode === screen.dominoNode, "dominoNode is created once")
 checks.expect(screen.dominoNode !== screen.domino, "dominoNode and the app's domino are separate nodes")
 cell.dominoNode.refreshResponderChain()
-checks.expect(cell.dominoNode.route.dropFirst().first === screen.dominoNode,
+checks.expect(cell.dominoNode.routeNodes.dropFirst().first === screen.dominoNode,
               "the cell's node leads to the controller's along the responder chain")
 
 // A typed event posted from the cell's node on the main actor.
@@ -123,7 +123,7 @@ let channel = cell.dominoNode.request(ChannelName())
 checks.expect(channel == "secret-channel", "the traced request was answered")
 cell.dominoNode.isTracing = false
 let progress = Signal<Double>()
-progress.addObserver(screen.inbox, on: .postingThread) { inbox, value in inbox.append("progress \(value)") }
+progress.subscribe(screen.inbox, on: .postingThread) { inbox, value in inbox.append("progress \(value)") }
 Tracing.isEnabledForAllNodes = true
 progress.fire(0.5)
 Tracing.isEnabledForAllNodes = false

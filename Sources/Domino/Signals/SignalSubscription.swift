@@ -1,41 +1,54 @@
-/// A handle on one observation of a ``Signal``, as Uber Signals' `UBSignalObserver`.
+/// A handle on one subscription to a ``Signal``, as Uber Signals' `UBSignalObserver`.
 ///
-/// ``Signal/addObserver(_:on:_:)`` returns one. Observations are attach-and-forget:
-/// dropping the handle does not end the observation. It ends when you call
-/// ``cancel()``, after its one fire when ``cancelsAfterNextFire`` is on, when the
-/// observer object deallocates, when the signal removes it
-/// (``Signal/removeObserver(_:)``, ``Signal/removeAllObservers()``), or when the
-/// signal deallocates.
+/// ``Signal/subscribe(_:on:_:)`` returns one. It is a ``Subscription``, so node and
+/// signal handles can be kept in one collection and cancelled alike:
 ///
 /// ```swift
-/// let observation = request.onProgress.addObserver(self) { controller, progress in
+/// var subscriptions: [Subscription] = []
+/// subscriptions.append(screenNode.subscribe(ContentDidLoad.self, owner: self) { screen, _ in screen.reload() })
+/// subscriptions.append(request.onProgress.subscribe(self) { screen, progress in screen.progress = progress })
+/// // ...
+/// subscriptions.forEach { $0.cancel() }
+/// ```
+///
+/// Subscriptions are attach-and-forget: dropping the handle does not end the
+/// subscription. It ends when you call ``cancel()``, after its one fire when
+/// ``cancelsAfterNextFire`` is on, when the observer object deallocates, when the
+/// signal removes it (``Signal/unsubscribe(_:)``, ``Signal/unsubscribeAll()``), or
+/// when the signal deallocates.
+///
+/// ```swift
+/// let subscription = request.onProgress.subscribe(self) { controller, progress in
 ///     controller.progressView.progress = progress
 /// }
-/// observation.deliveryMode = .mainThread
+/// subscription.deliveryMode = .mainThread
 /// // ...
-/// observation.cancel()
+/// subscription.cancel()
 /// ```
 ///
 /// Every member is safe to call from any thread, from inside any callback.
 ///
-/// Invariant (for `@unchecked Sendable`): `delivery` is read and written only under
-/// the core's lock; everything else is immutable, or atomic (`flags`).
-public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
-    /// The signal's state, kept alive by its observers so that they can leave it
+/// Invariant (for `@unchecked Sendable`): `currentMode` is read and written only
+/// under the core's lock; everything else is immutable, or atomic (`flags`). The
+/// node-side state inherited from ``Subscription`` is never set: a signal's
+/// subscription belongs to no node.
+public class SignalSubscription: Subscription, @unchecked Sendable {
+    /// The signal's state, kept alive by its subscriptions so that they can leave it
     /// after the signal deallocated.
     let core: SignalCore
     /// Read by fires without a lock; see ``ObserverFlags``.
     @usableFromInline let flags: ObserverFlags
     @usableFromInline let reference: ObserverReference
     let observerType: Any.Type
-    @exclusivity(unchecked) var delivery: DeliveryMode
+    @exclusivity(unchecked) var currentMode: DeliveryMode
 
     init(core: SignalCore, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode) {
         self.core = core
         flags = ObserverFlags(delivery.isPostingThread ? ObserverFlags.postingThread : 0)
         reference = ObserverReference(observer)
         self.observerType = observerType
-        self.delivery = delivery
+        currentMode = delivery
+        super.init(role: .subscriber, delivery: nil)
         #if DEBUG
         InstanceTracker.track(observer, "signal observer \(observerType)")
         #endif
@@ -45,26 +58,26 @@ public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
         flags.deallocate()
     }
 
-    /// Ends the observation.
+    /// Ends the subscription.
     ///
     /// After `cancel()` returns, no fire that starts afterwards calls the callback,
     /// nor does a delivery already queued for ``deliveryMode``, nor a fire already
-    /// running whose turn for this observer has not come yet (a callback cancelling
-    /// a later observer of the same fire, for example). Only a fire on another
-    /// thread that had already reached this observer may still call it, or be
-    /// inside the callback.
+    /// running whose turn for this subscription has not come yet (a callback
+    /// cancelling a later subscription of the same fire, for example). Only a fire
+    /// on another thread that had already reached this subscription may still call
+    /// it, or be inside the callback.
     ///
     /// Calling it again, or from inside the callback itself, is harmless. The
-    /// signal's ``Signal/observerRemoved`` hook runs once, on this thread.
-    public func cancel() {
+    /// signal's ``Signal/subscriptionRemoved`` hook runs once, on this thread.
+    public override func cancel() {
         core.remove([self], cancelling: true)
     }
 
-    /// When true, the next fire that reaches this observer cancels it: the callback
-    /// runs once more, then never again.
+    /// When true, the next fire that reaches this subscription cancels it: the
+    /// callback runs once more, then never again.
     ///
     /// ```swift
-    /// request.onResult.addObserver(self) { controller, data, error in
+    /// request.onResult.subscribe(self) { controller, data, error in
     ///     controller.show(data, error)
     /// }.cancelsAfterNextFire = true
     /// ```
@@ -83,8 +96,8 @@ public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Where the callback runs; ``DeliveryMode/postingThread`` unless chosen when
-    /// adding, as in Uber Signals, where the callback runs on the queue the signal
-    /// fires on.
+    /// subscribing, as in Uber Signals, where the callback runs on the queue the
+    /// signal fires on.
     ///
     /// A queue mode runs the callback synchronously when the signal fires on that
     /// queue, and queues it otherwise (as Uber's `operationQueue`). The observer is
@@ -93,16 +106,16 @@ public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
     /// start afterwards.
     ///
     /// ```swift
-    /// observation.deliveryMode = .mainThread
-    /// observation.deliveryMode = .queue(renderQueue)
+    /// subscription.deliveryMode = .mainThread
+    /// subscription.deliveryMode = .queue(renderQueue)
     /// ```
     public var deliveryMode: DeliveryMode {
-        get { core.withLock { delivery } }
+        get { core.withLock { currentMode } }
         set {
             newValue.prepare()
             let previous = core.withLock {
-                let previous = delivery
-                delivery = newValue
+                let previous = currentMode
+                currentMode = newValue
                 // Under the lock, so the bit and the stored mode change together
                 // for readers of the mode; fires read the bit without it.
                 if newValue.isPostingThread {
@@ -117,12 +130,12 @@ public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Calls the callback, for this observer only, with the values the signal last
-    /// fired, as Uber's `firePreviousData`.
+    /// Calls the callback, for this subscription only, with the values the signal
+    /// last fired, as Uber's `firePreviousData`.
     ///
     /// ```swift
     /// // Catch up with the current state, then follow its changes.
-    /// settings.onChange.addObserver(self) { controller, value in
+    /// settings.onChange.subscribe(self) { controller, value in
     ///     controller.apply(value)
     /// }.firePreviousData()
     /// ```
@@ -130,26 +143,29 @@ public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
     /// The callback runs according to ``deliveryMode``, like a fire.
     ///
     /// - Returns: False when there is nothing to deliver: the signal never fired,
-    ///   or this observation has ended (which includes its signal deallocating).
+    ///   or this subscription has ended (which includes its signal deallocating).
+    ///   A signal of no values (`EmptySignal`) that fired delivers, and returns true.
     @discardableResult
     public func firePreviousData() -> Bool {
         preconditionFailure("abstract")
     }
 
-    /// True until the observation ends (cancelled, removed, its one fire done, its
+    /// True until the subscription ends (cancelled, removed, its one fire done, its
     /// observer or its signal gone).
-    public var isActive: Bool {
+    public override var isActive: Bool {
         flags.load() & ObserverFlags.ended == 0 && isObserverAlive
     }
 
     /// The observer's type, the signal's type, the mode, and the state, as
-    /// `SignalObserver(ProgressView on Signal<Double>, mainThread, cancelsAfterNextFire)`.
-    public var description: String {
+    /// `SignalSubscription(ProgressView on Signal<Double>, mainThread, cancelsAfterNextFire)`.
+    public override var description: String {
         var traits = ["\(deliveryMode)"]
         if cancelsAfterNextFire { traits.append("cancelsAfterNextFire") }
         if !isActive { traits.append("ended") }
-        return "SignalObserver(\(observerType) on \(core.typeName), \(traits.joined(separator: ", ")))"
+        return "SignalSubscription(\(observerType) on \(core.typeName), \(traits.joined(separator: ", ")))"
     }
+
+    override var payloadName: String { core.typeName }
 
     /// True while the observer object lives. Retains and releases it: call it
     /// outside any lock.
@@ -157,3 +173,7 @@ public class SignalObserver: @unchecked Sendable, CustomStringConvertible {
         reference.load() != nil
     }
 }
+
+/// The handle on a signal subscription, by its earlier name.
+@available(*, deprecated, renamed: "SignalSubscription")
+public typealias SignalObserver = SignalSubscription
