@@ -44,9 +44,9 @@ extension DominoNode {
         _ type: E.Type,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (E) -> Void
+        _ handler: @escaping (E) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, _ in handler(event) }, for: SlotKey.of(E.self).in(phase))
+        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, _ in try handler(event) }, for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes a handler, run in the caller's isolation, that can stop the event
@@ -57,9 +57,9 @@ extension DominoNode {
         _ type: E.Type,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (E, inout Propagation) -> Void
+        _ handler: @escaping (E, inout Propagation) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, propagation in handler(event, &propagation) }, for: SlotKey.of(E.self).in(phase))
+        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, propagation in try handler(event, &propagation) }, for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes on behalf of `owner`, which is held weakly and passed to the
@@ -77,10 +77,10 @@ extension DominoNode {
         owner: Owner,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (Owner, E) -> Void
+        _ handler: @escaping (Owner, E) throws -> Void
     ) -> Subscription {
         add(IsolatedReceiver<E>(isolation: isolation, owner: owner) { owner, event, _ in
-            handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
+            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
         }, for: SlotKey.of(E.self).in(phase))
     }
 
@@ -92,10 +92,10 @@ extension DominoNode {
         owner: Owner,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (Owner, E, inout Propagation) -> Void
+        _ handler: @escaping (Owner, E, inout Propagation) throws -> Void
     ) -> Subscription {
         add(IsolatedReceiver<E>(isolation: isolation, owner: owner) { owner, event, propagation in
-            handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, &propagation)
+            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, &propagation)
         }, for: SlotKey.of(E.self).in(phase))
     }
 
@@ -120,7 +120,7 @@ extension DominoNode {
         _ type: E.Type,
         owner: Owner,
         phase: Phase = .bubble,
-        _ handler: @escaping @Sendable (isolated Owner, E) -> Void
+        _ handler: @escaping @Sendable (isolated Owner, E) throws -> Void
     ) -> Subscription {
         add(ActorOwnedReceiver<E, Owner>(owner: owner, handler), for: SlotKey.of(E.self).in(phase))
     }
@@ -133,7 +133,7 @@ extension DominoNode {
         _ name: EventName,
         owner: Owner,
         phase: Phase = .bubble,
-        _ handler: @escaping @Sendable (isolated Owner, NamedEvent) -> Void
+        _ handler: @escaping @Sendable (isolated Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         add(ActorOwnedReceiver<NamedEvent, Owner>(owner: owner, handler), for: SlotKey.name(name.rawValue).in(phase))
     }
@@ -150,9 +150,9 @@ extension DominoNode {
         _ name: EventName,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (NamedEvent) -> Void
+        _ handler: @escaping (NamedEvent) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, _ in handler(event) }, for: SlotKey.name(name.rawValue).in(phase))
+        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, _ in try handler(event) }, for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes a handler, run in the caller's isolation, to the named event
@@ -162,9 +162,9 @@ extension DominoNode {
         _ name: EventName,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (NamedEvent, inout Propagation) -> Void
+        _ handler: @escaping (NamedEvent, inout Propagation) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, propagation in handler(event, &propagation) }, for: SlotKey.name(name.rawValue).in(phase))
+        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, propagation in try handler(event, &propagation) }, for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes to the named event `name` on behalf of `owner`, held weakly and
@@ -175,10 +175,10 @@ extension DominoNode {
         owner: Owner,
         phase: Phase = .bubble,
         isolation: isolated (any Actor) = #isolation,
-        _ handler: @escaping (Owner, NamedEvent) -> Void
+        _ handler: @escaping (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: owner) { owner, event, _ in
-            handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
+            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
         }, for: SlotKey.name(name.rawValue).in(phase))
     }
 
@@ -267,6 +267,12 @@ enum HandlerIsolation {
         self = isolation === MainActor.shared ? .mainActor : .actor(WeakActor(isolation))
     }
 
+    /// The other actor, while it lives; nil for the main actor.
+    var actor: (any Actor)? {
+        if case .actor(let actor) = self { return actor.value }
+        return nil
+    }
+
     /// True when the handler's actor deallocated, so the handler can never run.
     var isGone: Bool {
         if case .actor(let actor) = self { return actor.value == nil }
@@ -303,13 +309,13 @@ func runIsolated(on actor: isolated any Actor, _ body: () -> Void) {
 /// A subscriber written in isolated code (see ``HandlerIsolation``).
 final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
     /// Called only in `isolation`; the owner argument is non-nil for owner-bound ones.
-    private let body: (AnyObject?, Payload, inout Propagation) -> Void
+    private let body: (AnyObject?, Payload, inout Propagation) throws -> Void
     private weak var owner: AnyObject?
     private let ownerBound: Bool
     private let ownerID: ObjectIdentifier?
     private let isolation: HandlerIsolation
 
-    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, Payload, inout Propagation) -> Void) {
+    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, Payload, inout Propagation) throws -> Void) {
         self.isolation = HandlerIsolation(isolation)
         self.body = body
         self.owner = owner
@@ -333,7 +339,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         guard ownerBound else {
             // The common case, a closure: no weak load, no isolation switch.
             if runsOnMainThread {
-                body(nil, value, &propagation)
+                do { try body(nil, value, &propagation) } catch { reportThrown(error) }
                 return true
             }
             return enqueue(value)
@@ -341,7 +347,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         // The strong reference keeps the owner alive for the whole call.
         guard let liveOwner = owner else { return false }
         if runsOnMainThread {
-            body(liveOwner, value, &propagation)
+            do { try body(liveOwner, value, &propagation) } catch { reportThrown(error) }
             return true
         }
         return enqueue(value)
@@ -371,7 +377,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         let liveOwner = owner
         if ownerBound && liveOwner == nil { return }
         var detached = Propagation()
-        body(liveOwner, value, &detached)
+        do { try body(liveOwner, value, &detached) } catch { reportThrown(error, isolation: isolation.actor) }
     }
 }
 
@@ -380,9 +386,9 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
 final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payload>, @unchecked Sendable {
     private weak var owner: Owner?
     private let ownerID: ObjectIdentifier
-    private let body: @Sendable (isolated Owner, Payload) -> Void
+    private let body: @Sendable (isolated Owner, Payload) throws -> Void
 
-    init(owner: Owner, _ body: @escaping @Sendable (isolated Owner, Payload) -> Void) {
+    init(owner: Owner, _ body: @escaping @Sendable (isolated Owner, Payload) throws -> Void) {
         self.owner = owner
         ownerID = ObjectIdentifier(owner)
         self.body = body
@@ -406,7 +412,7 @@ final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payloa
     private func deliver(_ value: Payload, on owner: isolated Owner) {
         // A cancel that returned before this runs must win.
         guard isAttached else { return }
-        body(owner, value)
+        do { try body(owner, value) } catch { reportThrown(error, isolation: owner) }
     }
 }
 

@@ -91,6 +91,13 @@ extension DominoNode {
     ///   handled is also reported as ``Diagnostic/Code/unhandledError``.
     @discardableResult
     public func report(_ error: any Error, isolation: isolated (any Actor)? = #isolation) -> ErrorReport {
+        reportError(error, from: isolation)
+    }
+
+    /// Walks `error` up the route for a caller isolated to `isolation` (which decides
+    /// which deciding handlers may run here).
+    @discardableResult
+    func reportError(_ error: any Error, from isolation: (any Actor)?) -> ErrorReport {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Reporting \(type(of: error))") else {
             return ErrorReport(error: error, handledAt: nil, caughtAs: nil, nodesVisited: 0)

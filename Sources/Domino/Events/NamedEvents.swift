@@ -65,7 +65,7 @@ extension DominoNode {
         _ name: EventName,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (NamedEvent) -> Void
+        _ handler: @escaping @Sendable (NamedEvent) throws -> Void
     ) -> Subscription {
         add(ClosureReceiver<NamedEvent>(delivery: mode, body: handler), for: SlotKey.name(name.rawValue).in(phase))
     }
@@ -76,7 +76,7 @@ extension DominoNode {
         _ name: EventName,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (NamedEvent, inout Propagation) -> Void
+        _ handler: @escaping @Sendable (NamedEvent, inout Propagation) throws -> Void
     ) -> Subscription {
         add(ControllingReceiver<NamedEvent>(delivery: mode, body: handler), for: SlotKey.name(name.rawValue).in(phase))
     }
@@ -89,10 +89,10 @@ extension DominoNode {
         owner: Owner,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (Owner, NamedEvent) -> Void
+        _ handler: @escaping @Sendable (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
         add(OwnedReceiver<NamedEvent, Owner>(delivery: mode, owner: owner) { owner, event, _ in
-            handler(owner, event)
+            try handler(owner, event)
         }, for: SlotKey.name(name.rawValue).in(phase))
     }
 

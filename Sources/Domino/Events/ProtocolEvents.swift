@@ -155,7 +155,9 @@ extension DominoNode {
     ///   - isolation: The caller's isolation, where `call` runs; read from
     ///     `#isolation`, never passed.
     ///   - call: Calls the method on one target, once per target, before `post`
-    ///     returns.
+    ///     returns. An error it throws for a target is reported up the route from
+    ///     that target's node (see ``report(_:isolation:)``), and the post goes on
+    ///     to the next target.
     /// - Returns: The targets called and the nodes the walk visited; a
     ///   protocol event is never scheduled.
     @discardableResult
@@ -163,10 +165,10 @@ extension DominoNode {
         _ protocol: Target.Type,
         method: String? = nil,
         isolation: isolated (any Actor)? = #isolation,
-        _ call: (Target) -> Void
+        _ call: (Target) throws -> Void
     ) -> PostResult {
-        callTargets(ProtocolEvent<Target>(method: method, isRequest: false), from: isolation) { target -> Never? in
-            call(target)
+        callTargets(ProtocolEvent<Target>(method: method, isRequest: false), from: isolation) { target, receiver -> Never? in
+            do { try call(target) } catch { receiver.reportThrown(error, isolation: isolation) }
             return nil
         }.result
     }
@@ -180,15 +182,20 @@ extension DominoNode {
     /// let channel = contentNode.request(ContentEvents.self) { $0.fetchChannelID() }
     /// ```
     ///
+    /// An error `call` throws ends the request: `request` rethrows it, and the
+    /// targets further up are not asked.
+    ///
     /// - Returns: The first non-nil answer, or nil when no target answered (reported
     ///   when ``Diagnostics/reportsUnansweredRequests`` is on).
     public func request<Target, Answer>(
         _ protocol: Target.Type,
         method: String? = nil,
         isolation: isolated (any Actor)? = #isolation,
-        _ call: (Target) -> Answer?
-    ) -> Answer? {
-        callTargets(ProtocolEvent<Target>(method: method, isRequest: true), from: isolation, call).answer
+        _ call: (Target) throws -> Answer?
+    ) rethrows -> Answer? {
+        try callTargets(ProtocolEvent<Target>(method: method, isRequest: true), from: isolation) { target, _ in
+            try call(target)
+        }.answer
     }
 
     /// Decides whether protocol events of `protocol` go further up from this node,
@@ -215,8 +222,8 @@ extension DominoNode {
     private func callTargets<Target, Answer>(
         _ event: ProtocolEvent<Target>,
         from isolation: (any Actor)?,
-        _ call: (Target) -> Answer?
-    ) -> (answer: Answer?, result: PostResult) {
+        _ call: (Target, TargetReceiver<Target>) throws -> Answer?
+    ) rethrows -> (answer: Answer?, result: PostResult) {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "\(event.isRequest ? "Requesting" : "Posting") \(event)") else {
             return (nil, PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description))
@@ -250,7 +257,7 @@ extension DominoNode {
                     continue
                 }
                 calls += 1
-                let answer = call(target)
+                let answer = try call(target, receiver)
                 if !event.isRequest, stage.traced {
                     Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
                 }

@@ -36,7 +36,7 @@ extension DominoNode {
         _ type: E.Type,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (E) -> Void
+        _ handler: @escaping @Sendable (E) throws -> Void
     ) -> Subscription {
         add(ClosureReceiver<E>(delivery: mode, body: handler), for: SlotKey.of(E.self).in(phase))
     }
@@ -53,7 +53,7 @@ extension DominoNode {
         _ type: E.Type,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (E, inout Propagation) -> Void
+        _ handler: @escaping @Sendable (E, inout Propagation) throws -> Void
     ) -> Subscription {
         add(ControllingReceiver<E>(delivery: mode, body: handler), for: SlotKey.of(E.self).in(phase))
     }
@@ -73,10 +73,10 @@ extension DominoNode {
         owner: Owner,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (Owner, E) -> Void
+        _ handler: @escaping @Sendable (Owner, E) throws -> Void
     ) -> Subscription {
         add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner) { owner, event, _ in
-            handler(owner, event)
+            try handler(owner, event)
         }, for: SlotKey.of(E.self).in(phase))
     }
 
@@ -87,7 +87,7 @@ extension DominoNode {
         owner: Owner,
         phase: Phase = .bubble,
         on mode: DeliveryMode?,
-        _ handler: @escaping @Sendable (Owner, E, inout Propagation) -> Void
+        _ handler: @escaping @Sendable (Owner, E, inout Propagation) throws -> Void
     ) -> Subscription {
         add(OwnedReceiver<E, Owner>(delivery: mode, owner: owner, body: handler), for: SlotKey.of(E.self).in(phase))
     }

@@ -19,40 +19,40 @@ class Receiver<Payload: Sendable>: Subscription, @unchecked Sendable {
 }
 
 final class ClosureReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
-    let body: @Sendable (Payload) -> Void
+    let body: @Sendable (Payload) throws -> Void
 
-    init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload) -> Void) {
+    init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload) throws -> Void) {
         self.body = body
         super.init(delivery: delivery)
     }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        body(value)
+        do { try body(value) } catch { reportThrown(error) }
         return true
     }
 }
 
 final class ControllingReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
-    let body: @Sendable (Payload, inout Propagation) -> Void
+    let body: @Sendable (Payload, inout Propagation) throws -> Void
 
-    init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload, inout Propagation) -> Void) {
+    init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload, inout Propagation) throws -> Void) {
         self.body = body
         super.init(delivery: delivery)
     }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        body(value, &propagation)
+        do { try body(value, &propagation) } catch { reportThrown(error) }
         return true
     }
 }
 
 final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Receiver<Payload>, @unchecked Sendable {
     weak var owner: Owner?
-    let body: @Sendable (Owner, Payload, inout Propagation) -> Void
+    let body: @Sendable (Owner, Payload, inout Propagation) throws -> Void
 
     private let ownerID: ObjectIdentifier
 
-    init(delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) -> Void) {
+    init(delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) throws -> Void) {
         self.owner = owner
         ownerID = ObjectIdentifier(owner)
         self.body = body
@@ -69,7 +69,7 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Recei
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
         // The strong reference keeps the owner alive for the whole call.
         guard let owner else { return false }
-        body(owner, value, &propagation)
+        do { try body(owner, value, &propagation) } catch { reportThrown(error) }
         return true
     }
 }

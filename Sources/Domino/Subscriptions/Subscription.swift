@@ -76,6 +76,23 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// How diagnostics name the bound object: its type. Outside the lock.
     var boundObjectName: String { "a handler" }
 
+    /// Reports an error its handler threw up the route from the handler's node, as
+    /// ``DominoNode/report(_:isolation:)`` does; the event goes on as it would have.
+    /// A handler whose node is gone has no route: its error is reported as
+    /// ``Diagnostic/Code/unhandledError``.
+    @inline(never)
+    final func reportThrown(_ error: any Error, isolation: (any Actor)? = nil) {
+        let node = graphLock.withShared { home?.withNode { $0 } }
+        guard let node else {
+            Diagnostics.emit(
+                .unhandledError,
+                "\(DominoNode.errorName(error)) was thrown by a handler for \(payloadName) whose node is gone, so it has no route to go up. Catch it in the handler."
+            )
+            return
+        }
+        node.reportError(error, from: isolation)
+    }
+
     /// Called once the subscription ended (cancelled, removed, or its node gone),
     /// after the lock is dropped. Streams finish here.
     func didEnd() {}

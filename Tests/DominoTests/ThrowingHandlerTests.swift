@@ -1,0 +1,142 @@
+import Dispatch
+import Testing
+@testable import Domino
+
+/// Protocol targets whose methods throw.
+protocol SavingEvents: AnyObject, Sendable {
+    func save(_ id: Int) throws
+    func draft(_ id: Int) throws -> String?
+}
+
+final class Saver: SavingEvents, @unchecked Sendable {
+    let name: String
+    let fails: Bool
+    let log: Log<String>
+
+    init(_ name: String, fails: Bool, log: Log<String>) {
+        self.name = name
+        self.fails = fails
+        self.log = log
+    }
+
+    func save(_ id: Int) throws {
+        log.append("\(name) saves \(id)")
+        if fails { throw StorageError(code: id) }
+    }
+
+    func draft(_ id: Int) throws -> String? {
+        log.append("\(name) drafts \(id)")
+        if fails { throw StorageError(code: id) }
+        return "\(name) draft \(id)"
+    }
+}
+
+@Suite("Throwing handlers", .checksLeaks)
+struct ThrowingHandlerTests {
+    @Test func errorThrownByASubscriberGoesUpTheRouteFromItsNodeAndTheEventGoesOn() {
+        let nodes = makeChain(3)
+        let log = Log<String>()
+        nodes[0].handle(StorageError.self, on: .postingThread) { _ in log.append("error seen below the thrower") }
+        nodes[1].subscribe(Ping.self, on: .postingThread) { event in
+            log.append("n1 throws")
+            throw StorageError(code: event.value)
+        }
+        nodes[2].subscribe(Ping.self, on: .postingThread) { _ in log.append("n2 heard the event") }
+        nodes[2].handle(StorageError.self, on: .postingThread) { error in log.append("n2 handled \(error.code)") }
+        let result = nodes[0].post(Ping(value: 4))
+        #expect(log.entries == ["n1 throws", "n2 handled 4", "n2 heard the event"])
+        #expect(result.deliveries == 2)
+    }
+
+    @Test func errorThrownByAnOwnerBoundSubscriberIsReported() {
+        final class Owner: Sendable {}
+        let node = DominoNode(label: "n")
+        let owner = Owner()
+        let log = Log<String>()
+        node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, event in throw StorageError(code: event.value) }
+        node.handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        node.post(Ping(value: 9))
+        #expect(log.entries == ["handled 9"])
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test func errorNobodyHandlesIsReportedAsUnhandled() {
+        let node = DominoNode(label: "n")
+        node.subscribe(Ping.self, on: .postingThread) { _ in throw StorageError(code: 1) }
+        let diagnostics = Diagnostics.capture { node.post(Ping(value: 1)) }
+        #expect(diagnostics.map(\.code) == [.unhandledError])
+    }
+
+    @Test func errorThrownByAQueuedSubscriberIsReportedFromItsNodeWhenItRuns() async {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        nodes[0].subscribe(Ping.self, on: .queue(DispatchQueue(label: "work"))) { event in
+            throw StorageError(code: event.value)
+        }
+        nodes[1].handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        let result = nodes[0].post(Ping(value: 3))
+        #expect(result.scheduled == 1)
+        #expect(await eventually { log.entries == ["handled 3"] })
+    }
+
+    @MainActor @Test func errorThrownByAMainActorSubscriberIsReportedAndCaughtOnTheMainActor() {
+        let screen = ErrorScreen()
+        let cell = DominoNode(label: "cell")
+        cell.mount(at: screen.domino)
+        cell.subscribe(Ping.self) { event in throw NetworkError(message: "ping \(event.value)") }
+        cell.post(Ping(value: 2))
+        #expect(screen.banners == ["ping 2"])
+    }
+
+    @Test func errorThrownByAnActorsSubscriberIsReportedFromItsNode() async {
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        node.handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        let thrower = Thrower()
+        await thrower.subscribe(at: node)
+        node.post(Ping(value: 6))
+        #expect(await eventually { log.entries == ["handled 6"] })
+        withExtendedLifetime(thrower) {}
+    }
+
+    @Test func protocolTargetThatThrowsReportsFromItsNodeAndTheNextTargetIsStillCalled() {
+        let nodes = makeChain(3)
+        let log = Log<String>()
+        let failing = Saver("failing", fails: true, log: log)
+        let working = Saver("working", fails: false, log: log)
+        nodes[0].subscribe(SavingEvents.self, target: failing, on: .postingThread)
+        nodes[1].subscribe(SavingEvents.self, target: working, on: .postingThread)
+        nodes[1].handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        let result = nodes[0].post(SavingEvents.self) { try $0.save(5) }
+        #expect(log.entries == ["failing saves 5", "handled 5", "working saves 5"])
+        #expect(result.ran == 2)
+    }
+
+    @Test func protocolRequestRethrowsWhatATargetThrowsAndAsksNoFurther() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        let failing = Saver("failing", fails: true, log: log)
+        let working = Saver("working", fails: false, log: log)
+        nodes[0].subscribe(SavingEvents.self, target: failing, on: .postingThread)
+        nodes[1].subscribe(SavingEvents.self, target: working, on: .postingThread)
+        #expect(throws: StorageError(code: 8)) {
+            try nodes[0].request(SavingEvents.self) { try $0.draft(8) }
+        }
+        #expect(log.entries == ["failing drafts 8"])
+    }
+
+    @Test func protocolRequestWithoutThrowingCallsNeedsNoTry() {
+        let node = DominoNode(label: "n")
+        let saver = Saver("s", fails: false, log: Log<String>())
+        node.subscribe(SavingEvents.self, target: saver, on: .postingThread)
+        let answer: String? = node.request(SavingEvents.self) { _ in "no try needed" }
+        #expect(answer == "no try needed")
+    }
+}
+
+/// An actor whose handler throws.
+private actor Thrower {
+    func subscribe(at node: DominoNode) {
+        node.subscribe(Ping.self) { event in throw StorageError(code: event.value) }
+    }
+}
