@@ -140,3 +140,44 @@ private actor Thrower {
         node.subscribe(Ping.self) { event in throw StorageError(code: event.value) }
     }
 }
+
+@Suite("Throwing signal callbacks", .checksLeaks)
+struct ThrowingSignalCallbackTests {
+    final class Observer: Sendable {}
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func errorThrownByACallbackGoesUpFromTheSignalsErrorNodeAndTheFireGoesOn() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        nodes[1].handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        let signal = Signal<Int>()
+        signal.errorNode = nodes[0]
+        let first = Observer(), second = Observer()
+        signal.subscribe(first, on: .postingThread) { _, value in throw StorageError(code: value) }
+        signal.subscribe(second, on: .postingThread) { _, value in log.append("second got \(value)") }
+        signal.fire(7)
+        #expect(log.entries == ["handled 7", "second got 7"])
+        withExtendedLifetime((first, second)) {}
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func errorThrownByACallbackOfASignalWithoutAnErrorNodeIsReportedAsUnhandled() {
+        let signal = Signal<Int>()
+        let observer = Observer()
+        signal.subscribe(observer, on: .postingThread) { _, value in throw StorageError(code: value) }
+        let diagnostics = Diagnostics.capture { signal.fire(1) }
+        #expect(diagnostics.map(\.code) == [.unhandledError])
+        #expect(diagnostics.first?.message.contains("errorNode") == true)
+        withExtendedLifetime(observer) {}
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor @Test func errorThrownByAMainActorCallbackIsCaughtIntoAnEventOnTheMainActor() {
+        let screen = ErrorScreen()
+        let signal = Signal<String>()
+        signal.errorNode = screen.domino
+        signal.subscribe(screen) { _, text in throw NetworkError(message: text) }
+        signal.fire("offline")
+        #expect(screen.banners == ["offline"])
+    }
+}

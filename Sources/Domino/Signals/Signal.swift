@@ -62,6 +62,22 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         core.close()
     }
 
+    /// The node from which an error thrown by a callback is reported up the route,
+    /// as ``DominoNode/report(_:isolation:)`` does; held weakly. When nil, such an
+    /// error is reported as ``Diagnostic/Code/unhandledError``. Either way the fire
+    /// goes on to the next subscription.
+    ///
+    /// ```swift
+    /// upload.onResult.errorNode = screen.domino
+    /// upload.onResult.subscribe(self) { controller, data in
+    ///     try controller.show(data)      // a thrown error goes up from the screen
+    /// }
+    /// ```
+    public var errorNode: DominoNode? {
+        get { core.withLock { core.errorNode } }
+        set { core.withLock { core.errorNode = newValue } }
+    }
+
     // MARK: Firing
 
     /// Calls every subscription's callback with `value`, and remembers it as
@@ -174,21 +190,28 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     public func subscribe<Observer: AnyObject & Sendable>(
         _ observer: Observer,
         isolation: isolated (any Actor) = #isolation,
-        _ callback: @escaping (Observer, repeat each Value) -> Void
+        _ callback: @escaping (Observer, repeat each Value) throws -> Void
     ) -> SignalSubscription {
         // The callback is not `Sendable`: it belongs to the caller's isolation and
         // only ever runs there (see `IsolatedCallback`).
         let handler = IsolatedCallback<Observer, repeat each Value>(callback)
+        let core = self.core
         if isolation === MainActor.shared {
             return add(observer, type: Observer.self, on: .mainThread) { (observer: AnyObject, value: repeat each Value) in
                 let typed = unsafeDowncast(observer, to: Observer.self)
-                runOnMainActor { handler.body(typed, repeat each value) }
+                runOnMainActor {
+                    do { try handler.body(typed, repeat each value) } catch { core.callbackThrew(error, observerType: Observer.self) }
+                }
             }
         }
         let actor: any Actor = isolation
         return add(observer, type: Observer.self, on: .postingThread) { (observer: AnyObject, value: repeat each Value) in
             let typed = unsafeDowncast(observer, to: Observer.self)
-            Task { await runIsolated(on: actor) { handler.body(typed, repeat each value) } }
+            Task {
+                await runIsolated(on: actor) {
+                    do { try handler.body(typed, repeat each value) } catch { core.callbackThrew(error, observerType: Observer.self) }
+                }
+            }
         }
     }
 
@@ -222,13 +245,13 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     public func subscribe<Observer: AnyObject & Sendable>(
         _ observer: Observer,
         on mode: DeliveryMode,
-        _ callback: @escaping @Sendable (Observer, repeat each Value) -> Void
+        _ callback: @escaping @Sendable (Observer, repeat each Value) throws -> Void
     ) -> SignalSubscription {
         // Inlinable so that the closure erasing the observer's type is specialized
         // where the callback is known: unspecialized, forwarding the values costs a
         // generic copy of each, on every fire.
         return add(observer, type: Observer.self, on: mode) { (observer: AnyObject, value: repeat each Value) in
-            callback(unsafeDowncast(observer, to: Observer.self), repeat each value)
+            try callback(unsafeDowncast(observer, to: Observer.self), repeat each value)
         }
     }
 

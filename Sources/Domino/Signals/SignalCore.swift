@@ -36,6 +36,8 @@ class SignalCore: @unchecked Sendable {
     @exclusivity(unchecked) var subscriptionRemoved: Hook?
     /// Set when the signal deallocates: hooks are no longer called.
     @exclusivity(unchecked) var isClosed = false
+    /// Where errors thrown by callbacks go up a route from (`Signal.errorNode`).
+    @exclusivity(unchecked) weak var errorNode: DominoNode?
 
     /// The signal's type, as `Signal<Int, String>`, for descriptions and diagnostics.
     let typeName: String
@@ -65,6 +67,22 @@ class SignalCore: @unchecked Sendable {
         lock()
         defer { unlock() }
         return try body()
+    }
+
+    /// Reports an error a callback threw: up the route from ``errorNode``, else as
+    /// an unhandled error. The fire goes on to the next subscription.
+    @usableFromInline
+    @inline(never)
+    final func callbackThrew(_ error: any Error, observerType: Any.Type) {
+        let node = withLock { errorNode }
+        guard let node else {
+            Diagnostics.emit(
+                .unhandledError,
+                "\(DominoNode.errorName(error)) was thrown by a callback of \(typeName) subscribed for \(observerType), and the signal has no errorNode to report it from. Set the signal's errorNode to send it up a route, or catch it in the callback."
+            )
+            return
+        }
+        node.reportError(error, from: nil)
     }
 
     // MARK: The list

@@ -39,7 +39,7 @@ enum SignalDelivery {
 @usableFromInline
 final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Sendable {
     /// The user's callback, with the observer's static type erased.
-    @usableFromInline typealias Callback = @Sendable (AnyObject, repeat each Value) -> Void
+    @usableFromInline typealias Callback = @Sendable (AnyObject, repeat each Value) throws -> Void
 
     @usableFromInline let callback: Callback
 
@@ -67,10 +67,17 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         if state & ObserverFlags.postingThread != 0 {
             // The strong reference keeps the observer alive for the whole call.
             guard let observer = reference.load() else { return .observerGone }
-            callback(observer, repeat each value)
+            do { try callback(observer, repeat each value) } catch { callbackThrew(error) }
             return delivered
         }
         return deliverByMode(repeat each value) ? delivered : .observerGone
+    }
+
+    /// Reports an error the callback threw (see `SignalCore.callbackThrew`).
+    @usableFromInline
+    @inline(never)
+    func callbackThrew(_ error: any Error) {
+        core.callbackThrew(error, observerType: observerType)
     }
 
     /// The slow path of `deliver`, for modes other than the posting thread: runs the
@@ -81,7 +88,7 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         let mode = core.withLock { currentMode }
         if mode.isCurrent(ThreadState.current) {
             guard let observer = reference.load() else { return false }
-            callback(observer, repeat each value)
+            do { try callback(observer, repeat each value) } catch { core.callbackThrew(error, observerType: observerType) }
             return true
         }
         let values = (repeat each value)
@@ -99,7 +106,7 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
             core.remove([self], cancelling: false)
             return
         }
-        callback(observer, repeat each value)
+        do { try callback(observer, repeat each value) } catch { core.callbackThrew(error, observerType: observerType) }
     }
 
     /// Delivers to this observer alone (``Signal/fire(for:_:)``,
@@ -128,10 +135,10 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @usableFromInline
 final class IsolatedCallback<Observer, each Value>: @unchecked Sendable {
-    @usableFromInline let body: (Observer, repeat each Value) -> Void
+    @usableFromInline let body: (Observer, repeat each Value) throws -> Void
 
     @usableFromInline
-    init(_ body: @escaping (Observer, repeat each Value) -> Void) {
+    init(_ body: @escaping (Observer, repeat each Value) throws -> Void) {
         self.body = body
     }
 }
