@@ -202,35 +202,37 @@ public enum Tracing {
             graphLock.withExclusive { _ in
                 GraphSettings.traceAllNodes = newValue
                 GraphSettings.refreshTraceAll()
-                withUnsafeMutablePointer(to: &firesTraced) { word in
-                    // Writers are serialized by the lock: the swap always succeeds.
-                    var expected = word.pointee
-                    _ = _stdlib_atomicCompareExchangeStrongPtr(
-                        object: word,
-                        expected: &expected,
-                        desired: newValue ? UnsafeRawPointer(bitPattern: 1) : nil
-                    )
-                }
+                // Writers are serialized by the lock: the swap always succeeds.
+                var expected = firesTraced.pointee
+                _ = _stdlib_atomicCompareExchangeStrongPtr(
+                    object: firesTraced,
+                    expected: &expected,
+                    desired: newValue ? UnsafeRawPointer(bitPattern: 1) : nil
+                )
             }
         }
     }
 
     /// ``isEnabledForAllNodes``, for signal fires: they are outside the graph, and
-    /// read it on every fire without the graph lock, as one acquiring load.
+    /// read it on every fire without the graph lock, as one acquiring load of
+    /// `word`, which each signal's core keeps a copy of (``firesTraced``), so that a
+    /// fire neither runs a lazy global's initialization check nor touches a Swift
+    /// variable that another thread writes.
     @inline(__always)
-    static var tracesFires: Bool {
-        withUnsafeMutablePointer(to: &firesTraced) { word in
-            // The primitive is typed for class references: it loads the word's bit
-            // pattern, without retaining or dereferencing it (see ObserverFlags).
-            let target = UnsafeMutableRawPointer(word).assumingMemoryBound(to: FlagWord?.self)
-            return _stdlib_atomicAcquiringLoadARCRef(object: target) != nil
-        }
+    static func tracesFires(_ word: UnsafeMutablePointer<UnsafeRawPointer?>) -> Bool {
+        // The primitive is typed for class references: it loads the word's bit
+        // pattern, without retaining or dereferencing it (see ObserverFlags).
+        let target = UnsafeMutableRawPointer(word).assumingMemoryBound(to: FlagWord?.self)
+        return _stdlib_atomicAcquiringLoadARCRef(object: target) != nil
     }
 
-    /// Non-nil while ``isEnabledForAllNodes`` is on; only accessed atomically. A
-    /// global with a constant initial value: no lazy initialization (a `static let`
-    /// would cost a `swift_once` call on every fire).
-    @exclusivity(unchecked) nonisolated(unsafe) private static var firesTraced: UnsafeRawPointer?
+    /// Non-nil while ``isEnabledForAllNodes`` is on; only accessed atomically. Never
+    /// freed.
+    nonisolated(unsafe) static let firesTraced: UnsafeMutablePointer<UnsafeRawPointer?> = {
+        let word = UnsafeMutablePointer<UnsafeRawPointer?>.allocate(capacity: 1)
+        word.initialize(to: nil)
+        return word
+    }()
 
     /// Runs `body` with every node traced (or, with `false`, only the nodes whose
     /// ``DominoNode/isTracing`` is on) for the posts it makes on the current task or

@@ -41,6 +41,8 @@ class SignalCore: @unchecked Sendable {
 
     /// The signal's type, as `Signal<Int, String>`, for descriptions and diagnostics.
     let typeName: String
+    /// `Tracing.firesTraced`, read once here rather than on every fire.
+    let firesTraced = Tracing.firesTraced
 
     init(typeName: String, maxSubscriptions: Int) {
         self.typeName = typeName
@@ -121,7 +123,7 @@ class SignalCore: @unchecked Sendable {
         // The thread state is heap memory of its own thread: the field's address
         // stays valid for the whole fire.
         let nesting = ThreadState.nestingCount(thread)
-        guard Tracing.tracesFires else { return (nesting, false) }
+        guard Tracing.tracesFires(firesTraced) else { return (nesting, false) }
         Signposts.begin(.fire, id: ThreadState.signpostID(nesting: nesting), typeName)
         return (nesting, true)
     }
