@@ -181,3 +181,114 @@ struct ThrowingSignalCallbackTests {
         #expect(screen.banners == ["offline"])
     }
 }
+
+enum ProfileError: Error, Equatable { case notSignedIn, offline }
+
+/// A request that can fail: its responders may throw `ProfileError`.
+struct FetchProfile: Request {
+    typealias Response = String
+    typealias Failure = ProfileError
+}
+
+/// A main-actor screen that answers `FetchProfile`, or fails it.
+@MainActor final class ProfileScreenController {
+    let domino = DominoNode(label: "profile")
+    var signedIn = false
+
+    init() {
+        domino.respond(to: FetchProfile.self, owner: self) { screen, _ throws(ProfileError) in
+            guard screen.signedIn else { throw .notSignedIn }
+            return "Ann"
+        }
+    }
+}
+
+@Suite("Throwing responders", .checksLeaks)
+struct ThrowingResponderTests {
+    @Test func responderThatThrowsEndsTheRequestWithItsError() {
+        let nodes = makeChain(2)
+        let askedAbove = Counter()
+        nodes[0].respond(to: FetchProfile.self, on: .postingThread) { _ throws(ProfileError) in throw .offline }
+        nodes[1].respond(to: FetchProfile.self, on: .postingThread) { _ in
+            askedAbove.increment()
+            return "from above"
+        }
+        #expect(throws: ProfileError.offline) { try nodes[0].request(FetchProfile()) }
+        #expect(askedAbove.value == 0)
+    }
+
+    @Test func responderThatDeclinesLetsAFailableRequestGoOnUp() throws {
+        let nodes = makeChain(2)
+        nodes[0].respond(to: FetchProfile.self, on: .postingThread) { _ in nil }
+        nodes[1].respond(to: FetchProfile.self, on: .postingThread) { _ in "from above" }
+        #expect(try nodes[0].request(FetchProfile()) == "from above")
+    }
+
+    @MainActor @Test func mainActorResponderFailsOrAnswersFromItsState() throws {
+        let screen = ProfileScreenController()
+        #expect(throws: ProfileError.notSignedIn) { try screen.domino.request(FetchProfile()) }
+        screen.signedIn = true
+        #expect(try screen.domino.request(FetchProfile()) == "Ann")
+    }
+
+    @Test func asyncResponderThatThrowsEndsTheAwaitedRequest() async {
+        let node = DominoNode(label: "n")
+        node.respond(to: FetchProfile.self) { _ async throws(ProfileError) in throw .offline }
+        await #expect(throws: ProfileError.offline) { try await node.request(FetchProfile()) }
+    }
+
+    @MainActor @Test func awaitedRequestFromAnotherTaskHopsToAMainActorResponderThatThrows() async {
+        let screen = ProfileScreenController()
+        let node = screen.domino
+        let outcome = await Task.detached { () -> String in
+            do { return try await node.request(FetchProfile()) ?? "nil" } catch { return "\(error)" }
+        }.value
+        #expect(outcome == "notSignedIn")
+    }
+
+    @Test func cancelledTaskGetsCancellationNotTheResponderAnswer() async {
+        let node = DominoNode(label: "n")
+        let started = AsyncStream<Void>.makeStream()
+        node.respond(to: FetchProfile.self) { _ async throws(ProfileError) in
+            started.continuation.yield()
+            try? await Task.sleep(nanoseconds: 5_000_000_000)
+            return "late"
+        }
+        let task = Task { try await node.request(FetchProfile()) }
+        for await _ in started.stream { break }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test func requestThatCannotFailNeedsNoTry() {
+        let node = DominoNode(label: "n")
+        node.respond(to: Ask.self, on: .postingThread) { ask in "re: \(ask.question)" }
+        let answer: String? = node.request(Ask(question: "q"))
+        #expect(answer == "re: q")
+    }
+}
+
+@Suite("Throwing responders: other errors", .checksLeaks)
+struct ThrowingResponderOtherErrorTests {
+    @Test func errorThatIsNotTheRequestsFailureGoesUpTheRouteAndTheRequestGoesOn() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        nodes[0].respond(to: Ask.self, on: .postingThread) { _ in throw StorageError(code: 2) }
+        nodes[1].respond(to: Ask.self, on: .postingThread) { _ in "from above" }
+        nodes[1].handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        let answer = nodes[0].request(Ask(question: "q"))
+        #expect(answer == "from above")
+        #expect(log.entries == ["handled 2"])
+    }
+
+    @Test func awaitedRequestReportsAnotherErrorAndGoesOn() async throws {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        nodes[0].respond(to: Ask.self) { _ async throws in throw StorageError(code: 3) }
+        nodes[1].respond(to: Ask.self, on: .postingThread) { _ in "from above" }
+        nodes[1].handle(StorageError.self, on: .postingThread) { error in log.append("handled \(error.code)") }
+        let answer = try await nodes[0].request(Ask(question: "q"))
+        #expect(answer == "from above")
+        #expect(log.entries == ["handled 3"])
+    }
+}

@@ -31,9 +31,9 @@ extension DominoNode {
     @discardableResult
     public func respond<R: Request>(
         to type: R.Type,
-        _ answer: @escaping @Sendable (R) async -> R.Response?
+        _ answer: @escaping @Sendable (R) async throws -> R.Response?
     ) -> Subscription {
-        add(AsyncClosureResponder<R>(body: answer), for: .of(R.self))
+        add(AsyncClosureResponder<R>(body: { try await answer($0) }), for: .of(R.self))
     }
 
     /// Registers an async responder on behalf of `owner`, held weakly, and strongly
@@ -42,9 +42,9 @@ extension DominoNode {
     public func respond<R: Request, Owner: AnyObject & Sendable>(
         to type: R.Type,
         owner: Owner,
-        _ answer: @escaping @Sendable (Owner, R) async -> R.Response?
+        _ answer: @escaping @Sendable (Owner, R) async throws -> R.Response?
     ) -> Subscription {
-        add(AsyncOwnedResponder<R, Owner>(owner: owner, body: answer), for: .of(R.self))
+        add(AsyncOwnedResponder<R, Owner>(owner: owner, body: { try await answer($0, $1) }), for: .of(R.self))
     }
 
     /// Asks the route for an answer, waiting for async responders: the first
@@ -98,14 +98,27 @@ extension DominoNode {
                 var answer: R.Response?
                 if let asynchronous = responder as? AsyncResponder<R> {
                     try Task.checkCancellation()
-                    guard let answered = await asynchronous.answer(request) else {
+                    let outcome: R.Response??
+                    do {
+                        outcome = try await asynchronous.answer(request)
+                    } catch {
+                        try Self.failOrReport(error, of: R.self, by: responder)
+                        continue
+                    }
+                    guard let answered = outcome else {
                         orphans.append(responder)
                         continue
                     }
                     try Task.checkCancellation()
                     answer = answered
                 } else {
-                    var answering = responder.answer(request, into: &answer)
+                    var answering: Answering
+                    do {
+                        answering = try responder.answer(request, into: &answer)
+                    } catch {
+                        try Self.failOrReport(error, of: R.self, by: responder)
+                        continue
+                    }
                     if answering == .notHere {
                         // It answers elsewhere (the main actor, another actor, a
                         // queue): go there.
@@ -114,6 +127,10 @@ extension DominoNode {
                         try Task.checkCancellation()
                         answering = answered.answering
                         answer = answered.response
+                        if let failure = answered.failure {
+                            try Self.failOrReport(failure, of: R.self, by: responder)
+                            continue
+                        }
                     }
                     if answering == .ownerGone {
                         orphans.append(responder)
@@ -134,6 +151,15 @@ extension DominoNode {
     }
 }
 
+extension DominoNode {
+    /// Throws `error` when it is `R`'s ``Request/Failure``, which ends the request;
+    /// reports any other error up the route from the responder's node.
+    static func failOrReport<R: Request>(_ error: any Error, of type: R.Type, by responder: Subscription) throws {
+        if isFailure(error, of: R.self) { throw error }
+        responder.reportThrown(error)
+    }
+}
+
 /// How many awaited requests the current task is inside.
 enum AsyncNesting {
     @TaskLocal static var depth = 0
@@ -145,6 +171,8 @@ extension DominoNode {
     struct RemoteAnswer<Response: Sendable>: Sendable {
         let answering: Answering
         let response: Response?
+        /// What the responder threw, for `.failed`.
+        var failure: (any Error)? = nil
     }
 }
 
@@ -157,36 +185,37 @@ class AsyncResponder<R: Request>: Responder<R>, @unchecked Sendable {
         answersAsynchronously = true
     }
 
-    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+    override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         answer = nil
         return .declined
     }
 
     /// `.some(answer)` (which may be nil: declined), or nil when the owner is gone.
-    func answer(_ request: R) async -> R.Response?? {
+    /// Throws what the responder threw (its request's `Failure`).
+    func answer(_ request: R) async throws -> R.Response?? {
         preconditionFailure("abstract")
     }
 }
 
 final class AsyncClosureResponder<R: Request>: AsyncResponder<R>, @unchecked Sendable {
-    let body: @Sendable (R) async -> R.Response?
+    let body: @Sendable (R) async throws -> R.Response?
 
-    init(body: @escaping @Sendable (R) async -> R.Response?) {
+    init(body: @escaping @Sendable (R) async throws -> R.Response?) {
         self.body = body
     }
 
-    override func answer(_ request: R) async -> R.Response?? {
-        .some(await body(request))
+    override func answer(_ request: R) async throws -> R.Response?? {
+        .some(try await body(request))
     }
 }
 
 final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncResponder<R>, @unchecked Sendable {
     weak var owner: Owner?
-    let body: @Sendable (Owner, R) async -> R.Response?
+    let body: @Sendable (Owner, R) async throws -> R.Response?
 
     private let ownerID: ObjectIdentifier
 
-    init(owner: Owner, body: @escaping @Sendable (Owner, R) async -> R.Response?) {
+    init(owner: Owner, body: @escaping @Sendable (Owner, R) async throws -> R.Response?) {
         self.owner = owner
         ownerID = ObjectIdentifier(owner)
         self.body = body
@@ -200,8 +229,8 @@ final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncR
     override var boundObject: ObjectIdentifier? { ownerID }
     override var boundObjectName: String { "\(Owner.self)" }
 
-    override func answer(_ request: R) async -> R.Response?? {
+    override func answer(_ request: R) async throws -> R.Response?? {
         guard let owner else { return nil }
-        return .some(await body(owner, request))
+        return .some(try await body(owner, request))
     }
 }

@@ -222,9 +222,9 @@ extension DominoNode {
     public func respond<R: Request>(
         to type: R.Type,
         isolation: isolated (any Actor) = #isolation,
-        _ answer: @escaping (R) -> R.Response?
+        _ answer: @escaping (R) throws -> R.Response?
     ) -> Subscription {
-        add(IsolatedResponder<R>(isolation: isolation, owner: nil) { _, request in answer(request) }, for: .of(R.self))
+        add(IsolatedResponder<R>(isolation: isolation, owner: nil) { _, request in try answer(request) }, for: .of(R.self))
     }
 
     /// Registers a responder on behalf of `owner`, held weakly and passed in; it
@@ -240,10 +240,10 @@ extension DominoNode {
         to type: R.Type,
         owner: Owner,
         isolation: isolated (any Actor) = #isolation,
-        _ answer: @escaping (Owner, R) -> R.Response?
+        _ answer: @escaping (Owner, R) throws -> R.Response?
     ) -> Subscription {
         add(IsolatedResponder<R>(isolation: isolation, owner: owner) { owner, request in
-            answer(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), request)
+            try answer(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), request)
         }, for: .of(R.self))
     }
 }
@@ -418,13 +418,14 @@ final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payloa
 
 /// A responder written in isolated code (see ``HandlerIsolation``).
 final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
-    private let body: (AnyObject?, R) -> R.Response?
+    /// Throws only `R.Failure`.
+    private let body: (AnyObject?, R) throws -> R.Response?
     private weak var owner: AnyObject?
     private let ownerBound: Bool
     private let ownerID: ObjectIdentifier?
     private let isolation: HandlerIsolation
 
-    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R) -> R.Response?) {
+    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R) throws -> R.Response?) {
         self.isolation = HandlerIsolation(isolation)
         self.body = body
         self.owner = owner
@@ -442,11 +443,11 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
 
     /// Answers in place when the caller is in the responder's isolation (the main
     /// thread for a main-actor responder); else says it cannot answer here.
-    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+    override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         guard case .mainActor = isolation, DeliveryMode.mainThread.isCurrent(ThreadState.current) else {
             return .notHere
         }
-        return answerHere(request, into: &answer)
+        return try answerHere(request, into: &answer)
     }
 
     /// Answers for an async request, in the responder's isolation.
@@ -461,14 +462,18 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
 
     private func answerOn(_ actor: isolated any Actor, _ request: R) -> DominoNode.RemoteAnswer<R.Response> {
         var answer: R.Response?
-        let answering = answerHere(request, into: &answer)
-        return DominoNode.RemoteAnswer(answering: answering, response: answer)
+        do {
+            let answering = try answerHere(request, into: &answer)
+            return DominoNode.RemoteAnswer(answering: answering, response: answer)
+        } catch {
+            return DominoNode.RemoteAnswer(answering: .failed, response: nil, failure: error)
+        }
     }
 
-    private func answerHere(_ request: R, into answer: inout R.Response?) -> Answering {
+    private func answerHere(_ request: R, into answer: inout R.Response?) throws -> Answering {
         let liveOwner = owner
         if ownerBound && liveOwner == nil { return .ownerGone }
-        answer = body(liveOwner, request)
+        answer = try body(liveOwner, request)
         return answer == nil ? .declined : .answered
     }
 }

@@ -34,6 +34,29 @@ public protocol Event: Sendable {}
 public protocol Request: Sendable {
     /// What an answer to this request is.
     associatedtype Response: Sendable
+    /// How answering can fail: `Never` (the default) for a request that gets an
+    /// answer or nil, so that asking it needs no `try`.
+    ///
+    /// Declare a failure type and a responder that throws it ends the request: the
+    /// requester gets the error instead of an answer, and `request(_:)` is called
+    /// with `try`. Any other error a responder throws (every error, for a request
+    /// that cannot fail) goes up the route from the responder's node as a reported
+    /// error (see ``DominoNode/report(_:isolation:)``), and the request goes on as if
+    /// that responder declined.
+    ///
+    /// ```swift
+    /// struct LoadProfile: Request {
+    ///     typealias Response = Profile
+    ///     typealias Failure = ProfileError
+    /// }
+    ///
+    /// screenNode.respond(to: LoadProfile.self) { _ in
+    ///     guard let profile = cache.profile else { throw ProfileError.notSignedIn }
+    ///     return profile
+    /// }
+    /// let profile = try cellNode.request(LoadProfile())
+    /// ```
+    associatedtype Failure: Error = Never
 }
 
 /// What an interceptor decides after a node's subscribers ran.

@@ -9,10 +9,13 @@ extension DominoNode {
     /// let channel = contentNode.request(FetchChannelID())
     /// ```
     ///
+    /// A request whose ``Request/Failure`` is not `Never` is asked with `try`: a
+    /// responder that throws ends it, and `request` throws that error.
+    ///
     /// - Returns: The first answer, or nil when nobody on the route answered (reported
     ///   when ``Diagnostics/reportsUnansweredRequests`` is on).
-    public func request<R: Request>(_ request: R) -> R.Response? {
-        ask(request)
+    public func request<R: Request>(_ request: R) throws(R.Failure) -> R.Response? {
+        try ask(request)
     }
 
     /// Registers a nonisolated responder for requests of type `R` made here or
@@ -34,10 +37,10 @@ extension DominoNode {
     public func respond<R: Request>(
         to type: R.Type,
         on mode: DeliveryMode,
-        _ answer: @escaping @Sendable (R) -> R.Response?
+        _ answer: @escaping @Sendable (R) throws -> R.Response?
     ) -> Subscription {
         mode.prepare()
-        return add(ClosureResponder<R>(mode: mode, body: answer), for: .of(R.self))
+        return add(ClosureResponder<R>(mode: mode, body: { try answer($0) }), for: .of(R.self))
     }
 
     /// Registers a nonisolated responder on behalf of `owner`, held weakly and
@@ -53,9 +56,9 @@ extension DominoNode {
         to type: R.Type,
         owner: Owner,
         on mode: DeliveryMode,
-        _ answer: @escaping @Sendable (Owner, R) -> R.Response?
+        _ answer: @escaping @Sendable (Owner, R) throws -> R.Response?
     ) -> Subscription {
         mode.prepare()
-        return add(OwnedResponder<R, Owner>(mode: mode, owner: owner, body: answer), for: .of(R.self))
+        return add(OwnedResponder<R, Owner>(mode: mode, owner: owner, body: { try answer($0, $1) }), for: .of(R.self))
     }
 }

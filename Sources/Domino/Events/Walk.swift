@@ -564,7 +564,7 @@ extension DominoNode {
 
     /// Walks the route for a request: reformers, then responders until one answers,
     /// then interceptors, node by node.
-    func ask<R: Request>(_ request: R) -> R.Response? {
+    func ask<R: Request>(_ request: R) throws(R.Failure) -> R.Response? {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Requesting \(R.self)") else { return nil }
         defer { thread.pointee.nesting -= 1 }
@@ -580,6 +580,9 @@ extension DominoNode {
         var orphans: [Subscription] = []
         var skippedAsync = 0
         var skippedElsewhere = 0
+        /// What a responder threw: the request ends with it. Not an `R.Failure?`,
+        /// whose generic metadata an unspecialized walk would look up.
+        var failure: (any Error)?
         defer { if !orphans.isEmpty { Self.purge(orphans) } }
 
         let writes = plan.writes
@@ -599,8 +602,21 @@ extension DominoNode {
                         skippedAsync += 1
                         return true
                     }
-                    switch responder.answer(request, into: &answer) {
-                    case .answered:
+                    let answering: Answering
+                    do {
+                        answering = try responder.answer(request, into: &answer)
+                    } catch {
+                        // The request's own failure ends it; any other error goes up
+                        // the route from the responder's node, and the walk goes on.
+                        if Self.isFailure(error, of: R.self) {
+                            failure = error
+                            return false
+                        }
+                        responder.reportThrown(error)
+                        return true
+                    }
+                    switch answering {
+                    case .answered, .failed:
                         return false
                     case .declined:
                         return true
@@ -612,6 +628,10 @@ extension DominoNode {
                         return true
                     }
                 }
+            }
+            if let failure {
+                if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "failed at \(stage.nodeName)") }
+                throw Self.requestFailure(failure, of: R.self)
             }
             if let answer {
                 if stage.traced {
@@ -635,6 +655,18 @@ extension DominoNode {
         wentUnanswered(eventName, plan: plan)
         if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "unanswered") }
         return nil
+    }
+
+    /// True when `error` is `R`'s ``Request/Failure`` (never, for a request that
+    /// cannot fail).
+    @inline(never)
+    static func isFailure<R: Request>(_ error: any Error, of type: R.Type) -> Bool {
+        error is R.Failure
+    }
+
+    /// What a responder threw, as its request's `Failure` (checked by `isFailure`).
+    static func requestFailure<R: Request>(_ error: any Error, of type: R.Type) -> R.Failure {
+        error as! R.Failure
     }
 
     /// Reports responders a synchronous request passed by because they answer only

@@ -126,8 +126,12 @@ class Responder<R: Request>: Subscription, @unchecked Sendable {
         await withCheckedContinuation { continuation in
             delivery.unsafelyUnwrapped.schedule {
                 var answer: R.Response?
-                let answering = self.answer(request, into: &answer)
-                continuation.resume(returning: DominoNode.RemoteAnswer(answering: answering, response: answer))
+                do {
+                    let answering = try self.answer(request, into: &answer)
+                    continuation.resume(returning: DominoNode.RemoteAnswer(answering: answering, response: answer))
+                } catch {
+                    continuation.resume(returning: DominoNode.RemoteAnswer(answering: .failed, response: nil, failure: error))
+                }
             }
         }
     }
@@ -137,7 +141,7 @@ class Responder<R: Request>: Subscription, @unchecked Sendable {
     /// An out-parameter and a plain outcome, rather than a `Response??` result or a
     /// nil test by the caller: an unspecialized walk pays a generic metadata look-up
     /// for each `Response?` it touches, and this method touches it anyway.
-    func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+    func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         preconditionFailure("abstract")
     }
 }
@@ -151,6 +155,8 @@ enum Answering {
     /// Its owner is gone and it did not run: the walk goes on, and the responder is
     /// removed.
     case ownerGone
+    /// It threw (its request's `Failure`): the request ends with that error.
+    case failed
     /// It answers in another isolation or on another thread only (a main-actor
     /// responder, or one whose mode names a queue): a synchronous request from here
     /// passes it by, reported; an async request goes there.
@@ -158,27 +164,29 @@ enum Answering {
 }
 
 final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
-    let body: @Sendable (R) -> R.Response?
+    /// Throws only `R.Failure` (see `respond(to:on:_:)`).
+    let body: @Sendable (R) throws -> R.Response?
 
-    init(mode: DeliveryMode, body: @escaping @Sendable (R) -> R.Response?) {
+    init(mode: DeliveryMode, body: @escaping @Sendable (R) throws -> R.Response?) {
         self.body = body
         super.init(mode: mode)
     }
 
-    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+    override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         if !answersHere { return .notHere }
-        answer = body(request)
+        answer = try body(request)
         return answer == nil ? .declined : .answered
     }
 }
 
 final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R>, @unchecked Sendable {
     weak var owner: Owner?
-    let body: @Sendable (Owner, R) -> R.Response?
+    /// Throws only `R.Failure`.
+    let body: @Sendable (Owner, R) throws -> R.Response?
 
     private let ownerID: ObjectIdentifier
 
-    init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R) -> R.Response?) {
+    init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R) throws -> R.Response?) {
         self.owner = owner
         ownerID = ObjectIdentifier(owner)
         self.body = body
@@ -192,10 +200,10 @@ final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R
     override var boundObject: ObjectIdentifier? { ownerID }
     override var boundObjectName: String { "\(Owner.self)" }
 
-    override func answer(_ request: R, into answer: inout R.Response?) -> Answering {
+    override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         if !answersHere { return .notHere }
         guard let owner else { return .ownerGone }
-        answer = body(owner, request)
+        answer = try body(owner, request)
         return answer == nil ? .declined : .answered
     }
 }
