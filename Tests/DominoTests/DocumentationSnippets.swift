@@ -697,3 +697,38 @@ struct SyncBanner: Event { var text: String }
     app.handle((any Error).self) { error in log("unhandled: \(error)") }
 }
 // DOC-SNIPPET-END errors-up-the-chain
+
+// DOC-SNIPPET-BEGIN throwing-handlers
+enum AvatarError: Error { case notCached }
+
+struct FetchAvatar: Request {
+    typealias Response = String
+    typealias Failure = AvatarError          // responders may fail it; askers use `try`
+}
+
+struct AvatarTapped: Event { var userID: Int }
+
+@MainActor final class ProfileViewController {
+    let domino = DominoNode(label: "profile")
+    var cached: [Int: String] = [:]
+
+    func viewDidLoad() {
+        domino.respond(to: FetchAvatar.self, owner: self) { controller, _ in
+            guard let avatar = controller.cached[1] else { throw AvatarError.notCached }
+            return avatar
+        }
+        // A handler may throw: the error goes up the route from this node.
+        domino.subscribe(AvatarTapped.self) { tap in
+            guard tap.userID > 0 else { throw SyncFailed(itemID: tap.userID, isRetryable: false) }
+        }
+    }
+}
+
+@MainActor func avatar(from cell: DominoNode) -> String {
+    do {
+        return try cell.request(FetchAvatar()) ?? "placeholder"
+    } catch {
+        return "not cached"                   // error is an AvatarError
+    }
+}
+// DOC-SNIPPET-END throwing-handlers

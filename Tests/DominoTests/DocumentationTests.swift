@@ -138,6 +138,18 @@ struct DocumentationTests {
         #expect(log.entries == ["unhandled: CancellationError()"])
     }
 
+    @Test @MainActor func throwingRespondersFailTheRequestAndThrowingHandlersReport() {
+        let profile = ProfileViewController()
+        profile.viewDidLoad()
+        let cell = DominoNode(label: "cell")
+        cell.mount(at: profile.domino)
+        #expect(avatar(from: cell) == "not cached")
+        profile.cached[1] = "ann.png"
+        #expect(avatar(from: cell) == "ann.png")
+        let diagnostics = Diagnostics.capture { cell.post(AvatarTapped(userID: 0)) }
+        #expect(diagnostics.map(\.code) == [.unhandledError])
+    }
+
     @Test @MainActor func protocolEventsReachTargetsAndTheFirstAnswerWins() {
         let screen = PlayerScreen()
         let controls = DominoNode(label: "controls")
