@@ -33,7 +33,7 @@ extension DominoNode {
         to type: R.Type,
         _ answer: @escaping @Sendable (R) async throws -> R.Response?
     ) -> Subscription {
-        add(AsyncClosureResponder<R>(body: { try await answer($0) }), for: .of(R.self))
+        add(AsyncClosureResponder<R>(body: answer), for: .of(R.self))
     }
 
     /// Registers an async responder on behalf of `owner`, held weakly, and strongly
@@ -44,7 +44,7 @@ extension DominoNode {
         owner: Owner,
         _ answer: @escaping @Sendable (Owner, R) async throws -> R.Response?
     ) -> Subscription {
-        add(AsyncOwnedResponder<R, Owner>(owner: owner, body: { try await answer($0, $1) }), for: .of(R.self))
+        add(AsyncOwnedResponder<R, Owner>(owner: owner, body: answer), for: .of(R.self))
     }
 
     /// Asks the route for an answer, waiting for async responders: the first

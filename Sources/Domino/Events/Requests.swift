@@ -15,7 +15,11 @@ extension DominoNode {
     /// - Returns: The first answer, or nil when nobody on the route answered (reported
     ///   when ``Diagnostics/reportsUnansweredRequests`` is on).
     public func request<R: Request>(_ request: R) throws(R.Failure) -> R.Response? {
-        try ask(request)
+        do {
+            return try ask(request)
+        } catch {
+            throw Self.requestFailure(error, of: R.self)
+        }
     }
 
     /// Registers a nonisolated responder for requests of type `R` made here or
@@ -40,7 +44,7 @@ extension DominoNode {
         _ answer: @escaping @Sendable (R) throws -> R.Response?
     ) -> Subscription {
         mode.prepare()
-        return add(ClosureResponder<R>(mode: mode, body: { try answer($0) }), for: .of(R.self))
+        return add(ClosureResponder<R>(mode: mode, body: answer), for: .of(R.self))
     }
 
     /// Registers a nonisolated responder on behalf of `owner`, held weakly and
@@ -59,6 +63,6 @@ extension DominoNode {
         _ answer: @escaping @Sendable (Owner, R) throws -> R.Response?
     ) -> Subscription {
         mode.prepare()
-        return add(OwnedResponder<R, Owner>(mode: mode, owner: owner, body: { try answer($0, $1) }), for: .of(R.self))
+        return add(OwnedResponder<R, Owner>(mode: mode, owner: owner, body: answer), for: .of(R.self))
     }
 }

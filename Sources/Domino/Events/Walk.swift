@@ -564,7 +564,7 @@ extension DominoNode {
 
     /// Walks the route for a request: reformers, then responders until one answers,
     /// then interceptors, node by node.
-    func ask<R: Request>(_ request: R) throws(R.Failure) -> R.Response? {
+    func ask<R: Request>(_ request: R) throws -> R.Response? {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Requesting \(R.self)") else { return nil }
         defer { thread.pointee.nesting -= 1 }
@@ -631,7 +631,7 @@ extension DominoNode {
             }
             if let failure {
                 if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "failed at \(stage.nodeName)") }
-                throw Self.requestFailure(failure, of: R.self)
+                throw failure
             }
             if let answer {
                 if stage.traced {
