@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Domino
 
@@ -90,7 +91,10 @@ struct DuplicateSubscriptionTests {
         #expect(diagnostics.isEmpty)
     }
 
-    @Test(arguments: [Slot.scanLimit / 2, 200]) func aNewOwnerAtTheAddressOfADeadOneIsNotADuplicate(owners: Int) {
+    @Test(
+        .disabled(if: addressSanitizerIsActive, "the address sanitizer's quarantine never hands a freed address out again, so no owner can reuse one"),
+        arguments: [Slot.scanLimit / 2, 200]
+    ) func aNewOwnerAtTheAddressOfADeadOneIsNotADuplicate(owners: Int) {
         // Owners die without a post to purge their subscriptions, so each new owner
         // may take the address of one whose subscription is still in the slot.
         final class Owner: Sendable { let padding = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
@@ -159,3 +163,10 @@ struct DuplicateSubscriptionTests {
 }
 
 @MainActor private final class Screen {}
+
+/// True when the process runs under the address sanitizer (its runtime is linked in).
+let addressSanitizerIsActive: Bool = {
+    guard let process = dlopen(nil, RTLD_NOW) else { return false }
+    defer { dlclose(process) }
+    return dlsym(process, "__asan_init") != nil
+}()
