@@ -79,6 +79,9 @@ final class ResponderLink: @unchecked Sendable {
     @exclusivity(unchecked) var successor: NodeLink?
     /// The nodes whose successor is this node (responder-chain children).
     @exclusivity(unchecked) var followers = NodeList()
+    /// False once the node stops following its responder chain (see
+    /// ``DominoNode/followsResponderChain``).
+    @exclusivity(unchecked) var followsChain = true
     /// The order in which the node was created among responder nodes, so that
     /// `refreshEveryResponderChain` resolves them, and appends them to followers,
     /// in a stable order. Set once, under the exclusive lock.
@@ -141,6 +144,32 @@ extension DominoNode {
     /// The node the responder chain leads to from here, as last resolved.
     @available(*, deprecated, message: "Read the route instead: after refreshResponderChain(), the node the chain leads to comes right after this one")
     public var responderSuccessor: DominoNode? { resolvedSuccessor }
+
+    /// True (the default) while a responder's node continues its routes along the
+    /// responder chain; always false for a node made without a responder.
+    ///
+    /// Set it to false where an object's routes must go elsewhere first: a UIKit view
+    /// embedded in SwiftUI (DominoSwiftUI's `DominoScope/embed(_:)` does it), whose
+    /// responder chain would skip the SwiftUI views that embed it. The node then
+    /// goes up only to the nodes it is mounted at; the responders below it still
+    /// lead to it.
+    ///
+    /// ```swift
+    /// mapView.dominoNode.followsResponderChain = false
+    /// mapView.dominoNode.mount(at: placeScreenNode)
+    /// ```
+    public var followsResponderChain: Bool {
+        get { graphLock.withShared { responderLink?.followsChain ?? false } }
+        set {
+            guard let link = responderLink else { return }
+            graphLock.withExclusive { _ in link.followsChain = newValue }
+            if newValue {
+                refreshResponderChain()
+            } else {
+                _ = install(successor: nil, in: link)
+            }
+        }
+    }
 
     /// Reads the responder chain from this node up now, so that inspection
     /// (``children`` of the nodes above, ``routeNodes``) reflects it before anything is
@@ -218,7 +247,7 @@ extension DominoNode {
     /// `.unreadable` when a responder on the way may only be read on the main thread
     /// and this is not it (the link last read there then stays).
     private static func resolveSuccessor(of link: ResponderLink, from node: DominoNode, onMainThread: Bool) -> Resolution {
-        guard let host = link.host else { return .resolved(nil) }
+        guard let host = link.host, graphLock.withShared({ link.followsChain }) else { return .resolved(nil) }
         var candidate = host.nextResponderAssumingReadable()
         var steps = 0
         while let responder = candidate {
