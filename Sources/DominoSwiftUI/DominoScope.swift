@@ -28,7 +28,7 @@ public struct DominoScope: Sendable {
         self.node = node
     }
 
-    /// Posts `event` up the route from this scope's node (see ``DominoNode/post(_:)-(E)``).
+    /// Posts `event` up the route from this scope's node (see `DominoNode.post(_:)`).
     @discardableResult
     public func post<E: Event>(_ event: E) -> PostResult {
         start("post \(E.self)").post(event)
