@@ -97,8 +97,10 @@ extension View {
     }
 
     /// Answers requests of type `R` made by this view and the views inside it;
-    /// return nil to let the views above answer.
-    public func respond<R: Request>(to type: R.Type, _ answer: @escaping (R) throws(R.Failure) -> R.Response?) -> some View {
+    /// return nil to let the views above answer. Throwing the request's `Failure`
+    /// ends the request with it; another error goes up from here as a report, and
+    /// the request goes on (as the core's `respond(to:_:)` does).
+    public func respond<R: Request>(to type: R.Type, _ answer: @escaping (R) throws -> R.Response?) -> some View {
         modifier(DominoHandlerModifier(ViewHandlers.respond(to: type, answer), handler: answer))
     }
 

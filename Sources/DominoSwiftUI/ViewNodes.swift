@@ -85,7 +85,7 @@ enum ViewHandlers {
         }
     }
 
-    static func respond<R: Request>(to type: R.Type, _ answer: @escaping (R) throws(R.Failure) -> R.Response?) -> HandlerLayer<(R) throws(R.Failure) -> R.Response?> {
+    static func respond<R: Request>(to type: R.Type, _ answer: @escaping (R) throws -> R.Response?) -> HandlerLayer<(R) throws -> R.Response?> {
         HandlerLayer(label: "respond(\(R.self))", handler: answer) { node, box in
             node.respond(to: R.self) { request in try box.handler(request) }
         }
