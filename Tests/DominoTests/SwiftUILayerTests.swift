@@ -262,6 +262,17 @@ private func labels(_ nodes: [DominoNode]) -> [String] {
         #expect(labels(screen.map.dominoNode.routeNodes) == ["map", "host", "parent"])
     }
 
+    @Test func aNodeThatStopsFollowingItsChainIsCutOffForPostsFromOtherThreadsToo() {
+        let screen = MixedScreen()
+        let log = Log<String>()
+        record(Ping.self, at: screen.host.dominoNode, into: log)
+        screen.map.dominoNode.post(Ping(value: 1))
+        screen.map.dominoNode.followsResponderChain = false
+        let map = screen.map.dominoNode
+        _ = onAnotherThread { map.post(Ping(value: 2)) }
+        #expect(log.entries == ["host"])
+    }
+
     @Test func aNodeWithoutAResponderNeverFollowsAChain() {
         let node = DominoNode(label: "plain")
         node.followsResponderChain = true

@@ -247,7 +247,7 @@ extension DominoNode {
     /// `.unreadable` when a responder on the way may only be read on the main thread
     /// and this is not it (the link last read there then stays).
     private static func resolveSuccessor(of link: ResponderLink, from node: DominoNode, onMainThread: Bool) -> Resolution {
-        guard let host = link.host, graphLock.withShared({ link.followsChain }) else { return .resolved(nil) }
+        guard let host = link.host else { return .resolved(nil) }
         var candidate = host.nextResponderAssumingReadable()
         var steps = 0
         while let responder = candidate {
@@ -282,11 +282,14 @@ extension DominoNode {
     /// Makes `successor` this node's responder-chain successor.
     ///
     /// - Returns: The link generation once it is installed.
-    private func install(successor: DominoNode?, in link: ResponderLink) -> Int {
-        let (unchanged, generation) = graphLock.withShared { () -> (Bool, Int) in
+    private func install(successor resolved: DominoNode?, in link: ResponderLink) -> Int {
+        // A node that does not follow its chain gets no successor; checked here, in
+        // the lock taken anyway, rather than with one more lock per resolution.
+        let (successor, unchanged, generation) = graphLock.withShared { () -> (DominoNode?, Bool, Int) in
             let generation = ResponderRegistry.generation
-            guard let current = link.successor else { return (successor == nil, generation) }
-            return (successor.map { current.refers(to: $0) } ?? false, generation)
+            let successor = link.followsChain ? resolved : nil
+            guard let current = link.successor else { return (successor, successor == nil, generation) }
+            return (successor, successor.map { current.refers(to: $0) } ?? false, generation)
         }
         if unchanged { return generation }
         var closedCycle = false
@@ -294,7 +297,7 @@ extension DominoNode {
             ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
             link.successor = nil
-            guard let successor, let successorLink = successor.responderLink, successor !== self else {
+            guard link.followsChain, let successor, let successorLink = successor.responderLink, successor !== self else {
                 return ResponderRegistry.generation
             }
             if Route.wouldCloseCycle(mounting: self, at: successor) {
