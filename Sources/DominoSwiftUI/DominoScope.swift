@@ -83,7 +83,8 @@ public struct DominoScope: Sendable {
     /// to it. The node is mounted at this scope's node only: embedded again in
     /// another scope, it moves there.
     public func embed(_ embedded: DominoNode) {
-        embedded.followsResponderChain = false
+        // Called on each update of the representable: change only what changed.
+        if embedded.followsResponderChain { embedded.followsResponderChain = false }
         guard let node else {
             Diagnostics.emitFromUILayer(.noNodeInScope, "\(embedded) was embedded in a SwiftUI view with no Domino node above it; its routes end at it. Give a view above it a node with .dominoNode(_:), or host the hierarchy with .dominoRoot(_:).")
             return

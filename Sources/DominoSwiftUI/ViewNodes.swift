@@ -9,13 +9,14 @@ import Domino
 /// from the environment: a different scope above (the view moved) moves the node.
 @MainActor
 final class ViewNode {
-    let label: String
-    /// Made on the first attach, not when SwiftUI makes (and may discard) the state.
-    private(set) lazy var node = DominoNode(label: label)
+    /// Made on the first attach, not when SwiftUI makes (and may discard) the state:
+    /// SwiftUI makes a view's state each time it makes the view, and keeps the first.
+    private(set) lazy var node = DominoNode(label: makeLabel())
+    private let makeLabel: () -> String
     private weak var parent: DominoNode?
 
-    init(label: String) {
-        self.label = label
+    init(label: @escaping @autoclosure () -> String) {
+        makeLabel = label
     }
 
     /// Mounts the node at `scope`'s node, unmounting it from the one it was
@@ -42,8 +43,8 @@ final class HandlerLayer<Handler> {
     private let install: @MainActor (DominoNode, HandlerBox<Handler>) -> Subscription
     private var subscription: Subscription?
 
-    init(label: String, handler: Handler, install: @escaping @MainActor (DominoNode, HandlerBox<Handler>) -> Subscription) {
-        viewNode = ViewNode(label: label)
+    init(label: @escaping @autoclosure () -> String, handler: Handler, install: @escaping @MainActor (DominoNode, HandlerBox<Handler>) -> Subscription) {
+        viewNode = ViewNode(label: label())
         box = HandlerBox(handler)
         self.install = install
     }
