@@ -9,13 +9,16 @@ let package = Package(
         .library(name: "Domino", targets: ["Domino"]),
         // Test helpers for apps that use Domino: an event recorder (see DominoTesting).
         .library(name: "DominoTesting", targets: ["DominoTesting"]),
+        // SwiftUI views as Domino nodes (see the SwiftUI article); the core stays UI-free.
+        .library(name: "DominoSwiftUI", targets: ["DominoSwiftUI"]),
         .executable(name: "domino-demo", targets: ["DominoDemo"]),
     ],
     targets: [
         .target(name: "Domino"),
         .target(name: "DominoTesting", dependencies: ["Domino"]),
+        .target(name: "DominoSwiftUI", dependencies: ["Domino"]),
         .executableTarget(name: "DominoDemo", dependencies: ["Domino", "DominoTesting"]),
-        .testTarget(name: "DominoTests", dependencies: ["Domino", "DominoTesting"]),
+        .testTarget(name: "DominoTests", dependencies: ["Domino", "DominoTesting", "DominoSwiftUI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AppKit", targets: ["AppKit"]),
         .library(name: "Combine", targets: ["Combine"]),
         .library(name: "os", targets: ["os"]),
+        .library(name: "SwiftUI", targets: ["SwiftUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
@@ -31,6 +32,9 @@ let package = Package(
         // Logger and OSSignposter, for the unified-log glue. Self-contained: check.sh
         // also compiles it alone for iOS 13 (embedded Swift), to check availability.
         .target(name: "os"),
+        // View, ViewModifier, the environment, State, and the UIKit hosting types
+        // (UIHostingController, UIViewRepresentable), which the SDK declares in SwiftUI.
+        .target(name: "SwiftUI", dependencies: ["UIKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

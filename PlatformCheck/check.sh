@@ -2,7 +2,9 @@
 # Compiles Domino's Apple glue (Sources/Domino/Platform/) on Linux against the
 # stand-in SDK modules of this folder, warnings as errors, once as an iOS app
 # would (UIKit/) and once as a macOS app would (AppKit/), and runs each variant's
-# small app, which checks its own result; the UIKit app's unified log (which the
+# small app, which checks its own result (the UIKit variant also compiles the
+# DominoSwiftUI layer and the SwiftUI article's code against the stand-in SwiftUI,
+# and runs what of it the stand-ins can run); the UIKit app's unified log (which the
 # stand-in `os` writes to standard output) is checked here. Then typechecks the
 # unified-log glue for iOS 13, where the SDK's availability is enforced.
 #
@@ -54,6 +56,23 @@ for variant in UIKit AppKit; do
     echo "-- $variant variant: glue compiled ($responder: DominoResponder, dominoNode; Combine publishers; os.Logger, OSSignposter)"
 
     "$bin/${variant}User" | tee "$scratch/${variant}User.out"
+
+    if [ "$variant" = UIKit ]; then
+        # The SwiftUI layer, compiled against the stand-in SwiftUI (proof that its
+        # `#if canImport(SwiftUI)` branch was compiled), and the SwiftUI article's
+        # code (SwiftUIUser), which checks the hosting wiring it can run.
+        defined=$(nm --defined-only "$bin"/DominoSwiftUI.build/*.o | swift demangle)
+        for symbol in "SwiftUI.EnvironmentValues.domino.getter" \
+                      "SwiftUI.View.dominoNode(Swift.String)" \
+                      "SwiftUI.UIHostingController.init<"; do
+            if ! grep -qF -- "$symbol" <<<"$defined"; then
+                echo "error: the DominoSwiftUI build in $bin defines no $symbol" >&2
+                exit 1
+            fi
+        done
+        echo "-- SwiftUI layer compiled against the stand-in SwiftUI (environment value, modifiers, UIHostingController(dominoRootView:))"
+        "$bin/SwiftUIUser"
+    fi
 done
 
 # What the UIKit app wrote to the stand-in unified log: each line a pattern.

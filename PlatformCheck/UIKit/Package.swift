@@ -23,6 +23,27 @@ let package = Package(
             path: "Domino",
             exclude: ["Documentation.docc"]
         ),
+        // The SwiftUI layer, compiled as an iOS app would (`canImport(SwiftUI)` holds).
+        .target(
+            name: "DominoSwiftUI",
+            dependencies: [
+                "Domino",
+                .product(name: "SwiftUI", package: "PlatformCheck"),
+                .product(name: "UIKit", package: "PlatformCheck"),
+            ],
+            path: "DominoSwiftUI"
+        ),
+        // The SwiftUI article's code (its snippets are this file's marked blocks):
+        // the demo's scene in SwiftUI, and hosted in UIKit with an embedded UIKit view.
+        .executableTarget(
+            name: "SwiftUIUser",
+            dependencies: [
+                "Domino",
+                "DominoSwiftUI",
+                .product(name: "SwiftUI", package: "PlatformCheck"),
+                .product(name: "UIKit", package: "PlatformCheck"),
+            ]
+        ),
         // A tiny app: a view controller with its own node, a view hierarchy, and
         // an event from a view's node reaching the controller along UIKit's chain.
         .executableTarget(

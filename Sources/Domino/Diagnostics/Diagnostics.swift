@@ -104,6 +104,11 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// second never answers). Usually a subscribe that runs more than once, as in
         /// `viewWillAppear`.
         public static var duplicateSubscription: Code { Code("duplicateSubscription") }
+        /// A SwiftUI view posted, requested, reported or broadcast through the
+        /// environment (DominoSwiftUI's `domino` value) with no Domino node above it:
+        /// nothing was delivered. Give a view above it a node with `.dominoNode(_:)`,
+        /// or host it with a root node.
+        public static var noNodeInScope: Code { Code("noNodeInScope") }
 
         /// Every code this version of Domino reports. Later versions may add codes.
         public static var allCases: [Code] {
@@ -112,7 +117,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
                 .unansweredRequest, .targetNotAnObject, .responderChainTooLong,
                 .asyncResponderSkipped, .isolatedResponderSkipped, .targetSkipped,
                 .observerLimitExceeded, .duplicateSubscription, .unhandledError,
-                .errorHandlerSkipped,
+                .errorHandlerSkipped, .noNodeInScope,
             ]
         }
     }
@@ -340,6 +345,13 @@ public enum Diagnostics {
     /// Reports a diagnostic to the capturing scope, or else to the global handler.
     @available(*, deprecated, message: "Diagnostics are Domino's reports of its own misuse; report your own problems through your logger")
     public static func report(_ code: Diagnostic.Code, _ message: String) {
+        emit(code, message)
+    }
+
+    /// Reports a diagnostic of Domino's own UI layers (DominoSwiftUI), which are
+    /// part of Domino; not for apps.
+    @_spi(DominoSwiftUI)
+    public static func emitFromUILayer(_ code: Diagnostic.Code, _ message: String) {
         emit(code, message)
     }
 

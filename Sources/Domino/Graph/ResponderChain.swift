@@ -79,6 +79,9 @@ final class ResponderLink: @unchecked Sendable {
     @exclusivity(unchecked) var successor: NodeLink?
     /// The nodes whose successor is this node (responder-chain children).
     @exclusivity(unchecked) var followers = NodeList()
+    /// False once the node stops following its responder chain (see
+    /// ``DominoNode/followsResponderChain``).
+    @exclusivity(unchecked) var followsChain = true
     /// The order in which the node was created among responder nodes, so that
     /// `refreshEveryResponderChain` resolves them, and appends them to followers,
     /// in a stable order. Set once, under the exclusive lock.
@@ -141,6 +144,32 @@ extension DominoNode {
     /// The node the responder chain leads to from here, as last resolved.
     @available(*, deprecated, message: "Read the route instead: after refreshResponderChain(), the node the chain leads to comes right after this one")
     public var responderSuccessor: DominoNode? { resolvedSuccessor }
+
+    /// True (the default) while a responder's node continues its routes along the
+    /// responder chain; always false for a node made without a responder.
+    ///
+    /// Set it to false where an object's routes must go elsewhere first: a UIKit view
+    /// embedded in SwiftUI (DominoSwiftUI's `DominoScope/embed(_:)` does it), whose
+    /// responder chain would skip the SwiftUI views that embed it. The node then
+    /// goes up only to the nodes it is mounted at; the responders below it still
+    /// lead to it.
+    ///
+    /// ```swift
+    /// mapView.dominoNode.followsResponderChain = false
+    /// mapView.dominoNode.mount(at: placeScreenNode)
+    /// ```
+    public var followsResponderChain: Bool {
+        get { graphLock.withShared { responderLink?.followsChain ?? false } }
+        set {
+            guard let link = responderLink else { return }
+            graphLock.withExclusive { _ in link.followsChain = newValue }
+            if newValue {
+                refreshResponderChain()
+            } else {
+                _ = install(successor: nil, in: link)
+            }
+        }
+    }
 
     /// Reads the responder chain from this node up now, so that inspection
     /// (``children`` of the nodes above, ``routeNodes``) reflects it before anything is
@@ -253,11 +282,14 @@ extension DominoNode {
     /// Makes `successor` this node's responder-chain successor.
     ///
     /// - Returns: The link generation once it is installed.
-    private func install(successor: DominoNode?, in link: ResponderLink) -> Int {
-        let (unchanged, generation) = graphLock.withShared { () -> (Bool, Int) in
+    private func install(successor resolved: DominoNode?, in link: ResponderLink) -> Int {
+        // A node that does not follow its chain gets no successor; checked here, in
+        // the lock taken anyway, rather than with one more lock per resolution.
+        let (successor, unchanged, generation) = graphLock.withShared { () -> (DominoNode?, Bool, Int) in
             let generation = ResponderRegistry.generation
-            guard let current = link.successor else { return (successor == nil, generation) }
-            return (successor.map { current.refers(to: $0) } ?? false, generation)
+            let successor = link.followsChain ? resolved : nil
+            guard let current = link.successor else { return (successor, successor == nil, generation) }
+            return (successor, successor.map { current.refers(to: $0) } ?? false, generation)
         }
         if unchanged { return generation }
         var closedCycle = false
@@ -265,7 +297,7 @@ extension DominoNode {
             ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
             link.successor = nil
-            guard let successor, let successorLink = successor.responderLink, successor !== self else {
+            guard link.followsChain, let successor, let successorLink = successor.responderLink, successor !== self else {
                 return ResponderRegistry.generation
             }
             if Route.wouldCloseCycle(mounting: self, at: successor) {
