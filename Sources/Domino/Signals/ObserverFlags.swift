@@ -27,6 +27,9 @@ struct ObserverFlags: @unchecked Sendable {
     /// The delivery mode is ``DeliveryMode/postingThread``: the fire path tests this
     /// bit instead of copying the mode (and retaining its queue) under the lock.
     @inlinable static var postingThread: UInt { 1 << 3 }
+    /// The subscription has operators (filter, sample, debounce): fires hand the
+    /// values to them instead of delivering.
+    @inlinable static var staged: UInt { 1 << 4 }
 
     /// Cancelled or spent: fires skip the observer.
     @inlinable static var ended: UInt { cancelled | spent }

@@ -30,18 +30,26 @@ enum SignalDelivery {
     }
 }
 
-/// One subscription to a `Signal<repeat each Value>`: a ``SignalSubscription`` with the
-/// callback, the one part that depends on the signal's value types.
+/// The handle on one subscription to a `Signal<repeat each Value>`: a
+/// ``SignalSubscription`` that knows the signal's value types, so that operators
+/// such as ``filter(_:)`` see the values typed.
+///
+/// ``Signal/subscribe(_:on:_:)`` returns one; use it wherever a
+/// ``SignalSubscription`` is expected.
 ///
 /// `@unchecked Sendable` as its superclass (see there); the callback is immutable
-/// and `@Sendable`.
+/// and `@Sendable`, and the operators are guarded by the signal's lock.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@usableFromInline
-final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Sendable {
+extension Signal {
+public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// The user's callback, with the observer's static type erased.
     @usableFromInline typealias Callback = @Sendable (AnyObject, repeat each Value) throws -> Void
 
     @usableFromInline let callback: Callback
+
+    /// The operators values pass before the callback (see SignalOperators.swift);
+    /// nil until one is added. Read and written under the core's lock.
+    @exclusivity(unchecked) var operators: SignalOperators<repeat each Value>?
 
     init(core: TypedSignalCore<repeat each Value>, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode, callback: @escaping Callback) {
         self.callback = callback
@@ -53,12 +61,24 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         unsafeDowncast(core, to: TypedSignalCore<repeat each Value>.self)
     }
 
-    /// Delivers one fire: checks the flags, claims the last call of a one-shot
-    /// observer, then runs the callback here or hands it to the delivery mode.
+    /// Delivers one fire: checks the flags, hands the values to the operators if
+    /// there are any, else claims the last call of a one-shot observer and runs the
+    /// callback here or hands it to the delivery mode.
     @inlinable
     func deliver(_ value: repeat each Value) -> SignalDelivery {
         let state = flags.load()
-        if state & ObserverFlags.ended != 0 { return .skipped }
+        // One test for both rare cases, so that operators cost nothing to the
+        // subscriptions without any.
+        if state & (ObserverFlags.ended | ObserverFlags.staged) != 0 {
+            if state & ObserverFlags.ended != 0 { return .skipped }
+            return deliverToOperators(repeat each value)
+        }
+        return deliverNow(state, repeat each value)
+    }
+
+    /// Delivers values that passed the operators, or a fire when there are none.
+    @inlinable @inline(__always)
+    func deliverNow(_ state: UInt, _ value: repeat each Value) -> SignalDelivery {
         var delivered = SignalDelivery.delivered
         if state & ObserverFlags.cancelsAfterNextFire != 0 {
             guard flags.insert(ObserverFlags.spent, unlessAnyOf: ObserverFlags.ended) else { return .skipped }
@@ -71,6 +91,33 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
             return delivered
         }
         return deliverByMode(repeat each value) ? delivered : .observerGone
+    }
+
+    /// The slow path of `deliver` for a subscription with operators: they decide
+    /// whether and when the values reach ``emit(_:)``.
+    @usableFromInline
+    func deliverToOperators(_ value: repeat each Value) -> SignalDelivery {
+        let operators = core.withLock { self.operators }
+        guard let operators else { return deliverNow(flags.load(), repeat each value) }
+        operators.push(repeat each value, from: 0)
+        return .delivered
+    }
+
+    /// Delivers values that came out of the last operator, now or later (a timed
+    /// operator calls it from its timer), and takes the subscription out of its
+    /// signal when that ended it.
+    func emit(_ value: repeat each Value) {
+        let state = flags.load()
+        guard state & ObserverFlags.ended == 0 else { return }
+        if deliverNow(state, repeat each value).endsObservation {
+            core.remove([self], cancelling: false)
+        }
+    }
+
+    /// Cancels the operators' pending timed deliveries.
+    override func endOperators() {
+        let operators = core.withLock { self.operators }
+        operators?.cancelTimers()
     }
 
     /// Reports an error the callback threw (see `SignalCore.callbackThrew`).
@@ -120,13 +167,20 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         return outcome.didDeliver
     }
 
-    override func firePreviousData() -> Bool {
+    @discardableResult
+    public override func firePreviousData() -> Bool {
         let core = typedCore
         let values = core.withLock { core.lastFired }
         guard let values else { return false }
         return deliverAlone(repeat each values)
     }
 }
+}
+
+/// The typed handle, by the name the signal internals use.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline
+typealias SignalEntry<each Value: Sendable> = Signal<repeat each Value>.Subscription
 
 /// A signal callback written in isolated code, which is not `Sendable`. It is only
 /// called in the isolation it was written in: on the main actor (through

@@ -167,6 +167,10 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
 
     override var payloadName: String { core.typeName }
 
+    /// Called once the subscription is cancelled or removed, outside the lock:
+    /// cancels what its operators have pending.
+    func endOperators() {}
+
     /// True while the observer object lives. Retains and releases it: call it
     /// outside any lock.
     var isObserverAlive: Bool {

@@ -1,0 +1,300 @@
+import Dispatch
+
+// Operators per subscription, as artman/Signals has them: values pass a chain of
+// stages (filter, sample, debounce) on their way from a fire to the callback. A
+// subscription without operators never reaches this file: its fires test one flag
+// bit they load anyway (see `Signal.Subscription.deliver`).
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension Signal.Subscription {
+    /// Lets only the values that pass `isIncluded` reach the callback
+    /// (artman/Signals' `filter`).
+    ///
+    /// ```swift
+    /// request.onProgress.subscribe(self) { controller, progress in
+    ///     controller.showDone()
+    /// }.filter { progress in progress >= 1 }
+    /// ```
+    ///
+    /// The predicate runs on the thread that fires (or, after a timed operator, on
+    /// its timer's thread), hence `@Sendable`; the callback still runs where
+    /// ``SignalSubscription/deliveryMode`` says. Operators apply in the order they
+    /// are added; a value the filter drops does not count as the next fire of a
+    /// ``SignalSubscription/cancelsAfterNextFire`` subscription.
+    ///
+    /// - Returns: This subscription, to chain more operators.
+    @discardableResult
+    public func filter(_ isIncluded: @escaping @Sendable (repeat each Value) -> Bool) -> Self {
+        append(SignalStage(filter: isIncluded))
+    }
+
+    /// Calls the callback at most once per `interval`, with the latest values
+    /// (artman/Signals' `sample(every:)`, a throttle).
+    ///
+    /// ```swift
+    /// search.onQueryChange.subscribe(self) { controller, query in
+    ///     controller.showSuggestions(for: query)
+    /// }.sample(every: .milliseconds(300))
+    /// ```
+    ///
+    /// A value arriving when no sample is pending starts one: `interval` later the
+    /// callback receives the latest value that arrived meanwhile, and the next value
+    /// starts the next sample. The timer holds neither the observer nor the signal;
+    /// cancelling the subscription cancels a pending sample.
+    ///
+    /// - Returns: This subscription, to chain more operators.
+    @discardableResult
+    public func sample(every interval: Duration) -> Self {
+        sample(every: interval, timers: DispatchSignalTimers.shared)
+    }
+
+    /// Calls the callback once the values stop coming for `interval`, with the
+    /// last of them (artman/Signals' `debounce`).
+    ///
+    /// ```swift
+    /// editor.onTextChange.subscribe(self) { controller, text in
+    ///     controller.save(text)
+    /// }.debounce(for: .seconds(1))
+    /// ```
+    ///
+    /// Each value restarts the wait. The timer holds neither the observer nor the
+    /// signal; cancelling the subscription cancels a pending call.
+    ///
+    /// - Returns: This subscription, to chain more operators.
+    @discardableResult
+    public func debounce(for interval: Duration) -> Self {
+        debounce(for: interval, timers: DispatchSignalTimers.shared)
+    }
+
+    /// `sample(every:)` on the given timers (tests pass a manual clock).
+    func sample(every interval: Duration, timers: any SignalTimers) -> Self {
+        append(SignalStage(SignalTimedStage(interval: interval, restarts: false, timers: timers)))
+    }
+
+    /// `debounce(for:)` on the given timers (tests pass a manual clock).
+    func debounce(for interval: Duration, timers: any SignalTimers) -> Self {
+        append(SignalStage(SignalTimedStage(interval: interval, restarts: true, timers: timers)))
+    }
+
+    /// Adds `stage` after the operators already there.
+    private func append(_ stage: SignalStage<repeat each Value>) -> Self {
+        let operators: SignalOperators<repeat each Value> = core.withLock {
+            if let operators = self.operators { return operators }
+            let made = SignalOperators<repeat each Value>(subscription: self)
+            self.operators = made
+            return made
+        }
+        operators.append(stage)
+        flags.insert(ObserverFlags.staged)
+        // Cancelled meanwhile: the canceller may have looked for timers before the
+        // operators existed.
+        if flags.load() & ObserverFlags.cancelled != 0 { operators.cancelTimers() }
+        return self
+    }
+}
+
+/// A subscription's chain of operators. The stages are append-only; each one is
+/// handed values together with where they go next.
+///
+/// Invariant (for `@unchecked Sendable`): `stages` is read and written only under
+/// `lock`; the subscription is held weakly, so that a pending timer keeps nothing
+/// alive (the stage it belongs to holds this object).
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class SignalOperators<each Value: Sendable>: @unchecked Sendable {
+    private weak var subscription: Signal<repeat each Value>.Subscription?
+    private let lock = SignalLock()
+    private var stages: [SignalStage<repeat each Value>] = []
+
+    init(subscription: Signal<repeat each Value>.Subscription) {
+        self.subscription = subscription
+    }
+
+    func append(_ stage: SignalStage<repeat each Value>) {
+        lock.withLock { stages.append(stage) }
+    }
+
+    /// Hands the values to stage `index`, or to the callback past the last one.
+    func push(_ value: repeat each Value, from index: Int) {
+        let stage: SignalStage<repeat each Value>? = lock.withLock { index < stages.count ? stages[index] : nil }
+        guard let stage else {
+            subscription?.emit(repeat each value)
+            return
+        }
+        // Weak: a timed stage keeps this closure, and this object keeps the stage.
+        stage.receive(repeat each value) { [weak self] (value: repeat each Value) in
+            self?.push(repeat each value, from: index + 1)
+        }
+    }
+
+    func cancelTimers() {
+        let stages = lock.withLock { self.stages }
+        for stage in stages { stage.cancel() }
+    }
+}
+
+/// One operator: a filter, or a timed stage (sample, debounce). A class of its own
+/// rather than subclasses: a class generic over a type pack cannot be inherited from.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class SignalStage<each Value: Sendable>: Sendable {
+    typealias Next = @Sendable (repeat each Value) -> Void
+
+    private let isIncluded: (@Sendable (repeat each Value) -> Bool)?
+    private let timed: SignalTimedStage<repeat each Value>?
+
+    init(filter isIncluded: @escaping @Sendable (repeat each Value) -> Bool) {
+        self.isIncluded = isIncluded
+        timed = nil
+    }
+
+    init(_ timed: SignalTimedStage<repeat each Value>) {
+        isIncluded = nil
+        self.timed = timed
+    }
+
+    func receive(_ value: repeat each Value, next: @escaping Next) {
+        if let timed {
+            timed.receive(repeat each value, next: next)
+        } else if let isIncluded, isIncluded(repeat each value) {
+            next(repeat each value)
+        }
+    }
+
+    /// Drops what is pending; later values are still handled (the subscription
+    /// checks for itself whether it ended).
+    func cancel() {
+        timed?.cancel()
+    }
+}
+
+/// `sample(every:)` and `debounce(for:)`: holds the latest values until a timer
+/// passes them on. Sampling starts the timer with the first value and lets later
+/// ones replace the held values; debouncing restarts the timer with each value.
+///
+/// Invariant (for `@unchecked Sendable`): the `var`s are read and written only under
+/// `lock`; values taken out are released after unlocking (they may hold a user
+/// object's last reference).
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class SignalTimedStage<each Value: Sendable>: @unchecked Sendable {
+    typealias Next = @Sendable (repeat each Value) -> Void
+
+    private let interval: Duration
+    private let restarts: Bool
+    private let timers: any SignalTimers
+    private let lock = SignalLock()
+    private var latest: (repeat each Value)?
+    private var next: Next?
+    /// Cancels the pending timer; nil when none is pending.
+    private var pending: (@Sendable () -> Void)?
+    /// Tells a timer that fires after it was replaced or cancelled that it is stale.
+    private var generation = 0
+
+    /// A sample, or a debounce when `restarts`.
+    init(interval: Duration, restarts: Bool, timers: any SignalTimers) {
+        self.interval = interval
+        self.restarts = restarts
+        self.timers = timers
+    }
+
+    func receive(_ value: repeat each Value, next: @escaping Next) {
+        var values: (repeat each Value)? = (repeat each value)
+        let replaced: (@Sendable () -> Void)? = lock.withLock {
+            swap(&values, &latest)
+            self.next = next
+            guard restarts || pending == nil else { return nil }
+            let replaced = pending
+            generation &+= 1
+            let current = generation
+            // The timer holds this stage weakly: it keeps nothing alive.
+            pending = timers.schedule(after: interval) { [weak self] in
+                self?.timerFired(current)
+            }
+            return replaced
+        }
+        replaced?()
+        withExtendedLifetime(values) {}
+    }
+
+    private func timerFired(_ current: Int) {
+        // Locked by hand: a function value in a generic closure's result is not
+        // supported for variadic function types.
+        var values: (repeat each Value)? = nil
+        var next: Next? = nil
+        lock.lock()
+        if generation == current {
+            swap(&values, &latest)
+            next = self.next
+            pending = nil
+        }
+        lock.unlock()
+        guard let values, let next else { return }
+        next(repeat each values)
+    }
+
+    func cancel() {
+        let dropped: ((repeat each Value)?, (@Sendable () -> Void)?) = lock.withLock {
+            generation &+= 1
+            var values: (repeat each Value)? = nil
+            swap(&values, &latest)
+            let timer = pending
+            pending = nil
+            return (values, timer)
+        }
+        dropped.1?()
+        withExtendedLifetime(dropped.0) {}
+    }
+}
+
+// MARK: Timers
+
+/// Where timed operators schedule their work: the dispatch queues in production, a
+/// manual clock in tests.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+protocol SignalTimers: Sendable {
+    /// Runs `work` once, `interval` from now, on a thread of the timers' choice;
+    /// returns what cancels it (harmless once it ran).
+    func schedule(after interval: Duration, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void
+}
+
+/// The production timers: a dispatch queue's deadlines, on the wall-independent
+/// clock `DispatchTime` uses.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+struct DispatchSignalTimers: SignalTimers {
+    static let shared = DispatchSignalTimers()
+    private let queue = DispatchQueue(label: "Domino.signalTimers", qos: .userInitiated, attributes: .concurrent)
+
+    func schedule(after interval: Duration, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let item = DispatchWorkItem(block: work)
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let delay: DispatchTimeInterval = nanoseconds.overflow
+            ? .never
+            : .nanoseconds(Int(clamping: nanoseconds.partialValue &+ attoseconds / 1_000_000_000))
+        queue.asyncAfter(deadline: .now() + delay, execute: item)
+        let cancellable = CancellableWorkItem(item: item)
+        return { cancellable.item.cancel() }
+    }
+}
+
+/// A work item to cancel from another thread: `DispatchWorkItem` is thread-safe
+/// (Apple's SDK marks it `Sendable`; swift-corelibs-libdispatch does not yet).
+private struct CancellableWorkItem: @unchecked Sendable {
+    let item: DispatchWorkItem
+}
+
+/// A small lock for the operators' state.
+final class SignalLock: @unchecked Sendable {
+    private let mutex = PlatformMutex.make()
+
+    deinit { PlatformMutex.free(mutex) }
+
+    func lock() { PlatformMutex.lock(mutex) }
+
+    func unlock() { PlatformMutex.unlock(mutex) }
+
+    @inline(__always)
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        PlatformMutex.lock(mutex)
+        defer { PlatformMutex.unlock(mutex) }
+        return try body()
+    }
+}
