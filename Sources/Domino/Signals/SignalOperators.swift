@@ -67,11 +67,13 @@ extension Signal.Subscription {
     }
 
     /// `sample(every:)` on the given timers (tests pass a manual clock).
+    @discardableResult
     func sample(every interval: Duration, timers: any SignalTimers) -> Self {
         append(SignalStage(SignalTimedStage(interval: interval, restarts: false, timers: timers)))
     }
 
     /// `debounce(for:)` on the given timers (tests pass a manual clock).
+    @discardableResult
     func debounce(for interval: Duration, timers: any SignalTimers) -> Self {
         append(SignalStage(SignalTimedStage(interval: interval, restarts: true, timers: timers)))
     }
