@@ -23,4 +23,19 @@ struct SignalsArticleTests {
         #expect(article != nil)
         #expect(article == compiled)
     }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func searchControllerSeesTheLastQueryOnceTypingPauses() async {
+        let field = SearchField()
+        let controller = SearchViewController()
+        controller.observe(field)
+        for text in ["s", "sw", "swi"] { field.onTextChange.fire(text) }
+        #expect(await eventuallyOnMainActor { controller.query == "swi" })
+    }
+
+    @Test func operatorsSnippetInTheArticleIsTheCodeTheseTestsRun() throws {
+        let (article, compiled) = try articleAndCompiledSnippet("signals-operators", article: "Signals")
+        #expect(article != nil)
+        #expect(article == compiled)
+    }
 }
