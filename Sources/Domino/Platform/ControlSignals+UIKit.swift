@@ -39,7 +39,9 @@ extension ControlEventSignals {
     /// signal holds its observers weakly, and holds neither the control nor them
     /// beyond a callback. Callbacks written in main-actor code run in place, as
     /// UIKit sends control events on the main thread; operators such as
-    /// `debounce(for:)` apply per subscription.
+    /// `debounce(for:)` apply per subscription. The signal keeps no last values
+    /// (they would be the control, which keeps the signal), so
+    /// `firePreviousData()` has nothing to replay.
     @MainActor
     public func signal(for events: UIControl.Event) -> Signal<Self> {
         let table = ControlSignalTable.of(self)
@@ -51,6 +53,8 @@ extension ControlEventSignals {
             // UIKit passes the control as the action's sender.
             guard let control = action.sender as? Self else { return }
             signal.fire(control)
+            // The last values would be the control, which holds the signal: a cycle.
+            signal.clearLastFired()
         }, for: events)
         return signal
     }
@@ -91,7 +95,8 @@ extension UIBarButtonItem {
     /// before the signal fires. UIKit calls an item's primary action instead of its
     /// target and action, so ask for the signal of items set up in code, not of items
     /// whose taps go to a target and action. The item keeps the signal; subscriptions
-    /// are attach and forget, as for ``ControlEventSignals/signal(for:)``.
+    /// are attach and forget, as for ``ControlEventSignals/signal(for:)``, and it
+    /// keeps no last values either.
     @MainActor
     public var actionSignal: Signal<UIBarButtonItem> {
         if let existing = objc_getAssociatedObject(self, &barButtonSignalKey) as? Signal<UIBarButtonItem> { return existing }
@@ -103,6 +108,8 @@ extension UIBarButtonItem {
             previous?.performWithSender(action.sender, target: nil)
             guard let self else { return }
             signal.fire(self)
+            // The last values would be the item, which holds the signal: a cycle.
+            signal.clearLastFired()
         }
         return signal
     }
