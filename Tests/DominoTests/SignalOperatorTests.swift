@@ -110,6 +110,33 @@ struct SignalOperatorTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aOneShotSubscriptionGivenAFilterAfterwardsWaitsForAValueThatPasses() {
+        let signal = Signal<Int>()
+        let recorder = Recorder()
+        let subscription = signal.subscribe(recorder, on: .postingThread) { recorder, value in recorder.record(value) }
+        subscription.cancelsAfterNextFire = true
+        subscription.filter { value in value > 1 }
+        #expect(subscription.cancelsAfterNextFire)
+        signal.fire(1)
+        signal.fire(2)
+        signal.fire(3)
+        #expect(recorder.received == [2])
+        #expect(!subscription.isActive)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func choosingThePostingThreadAfterAddingAFilterKeepsTheFilter() {
+        let signal = Signal<Int>()
+        let recorder = Recorder()
+        let subscription = signal.subscribe(recorder, on: .background) { recorder, value in recorder.record(value) }
+            .filter { value in value > 1 }
+        subscription.deliveryMode = .postingThread
+        signal.fire(1)
+        signal.fire(2)
+        #expect(recorder.received == [2])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func replayedValuesPassTheFilterToo() {
         let signal = Signal<Int>()
         let recorder = Recorder()

@@ -61,24 +61,18 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
         unsafeDowncast(core, to: TypedSignalCore<repeat each Value>.self)
     }
 
-    /// Delivers one fire: checks the flags, hands the values to the operators if
-    /// there are any, else claims the last call of a one-shot observer and runs the
-    /// callback here or hands it to the delivery mode.
+    /// Delivers one fire: checks the flags, claims the last call of a one-shot
+    /// observer, then runs the callback here or hands it to the delivery mode.
+    ///
+    /// Operators cost nothing here: a subscription that has any keeps neither the
+    /// posting-thread nor the one-shot bit (see ``ObserverFlags/staged``), so its
+    /// fires take the slow path, ``deliverByMode(_:)``, which hands the values to
+    /// them. (Testing for them here instead kept this from being inlined into the
+    /// fire loop: about 20 instructions more per subscription.)
     @inlinable
     func deliver(_ value: repeat each Value) -> SignalDelivery {
         let state = flags.load()
-        // One test for both rare cases, so that operators cost nothing to the
-        // subscriptions without any.
-        if state & (ObserverFlags.ended | ObserverFlags.staged) != 0 {
-            if state & ObserverFlags.ended != 0 { return .skipped }
-            return deliverToOperators(repeat each value)
-        }
-        return deliverNow(state, repeat each value)
-    }
-
-    /// Delivers values that passed the operators, or a fire when there are none.
-    @inlinable @inline(__always)
-    func deliverNow(_ state: UInt, _ value: repeat each Value) -> SignalDelivery {
+        if state & ObserverFlags.ended != 0 { return .skipped }
         var delivered = SignalDelivery.delivered
         if state & ObserverFlags.cancelsAfterNextFire != 0 {
             guard flags.insert(ObserverFlags.spent, unlessAnyOf: ObserverFlags.ended) else { return .skipped }
@@ -93,33 +87,6 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
         return deliverByMode(repeat each value) ? delivered : .observerGone
     }
 
-    /// The slow path of `deliver` for a subscription with operators: they decide
-    /// whether and when the values reach ``emit(_:)``.
-    @usableFromInline
-    func deliverToOperators(_ value: repeat each Value) -> SignalDelivery {
-        let operators = core.withLock { self.operators }
-        guard let operators else { return deliverNow(flags.load(), repeat each value) }
-        operators.push(repeat each value, from: 0)
-        return .delivered
-    }
-
-    /// Delivers values that came out of the last operator, now or later (a timed
-    /// operator calls it from its timer), and takes the subscription out of its
-    /// signal when that ended it.
-    func emit(_ value: repeat each Value) {
-        let state = flags.load()
-        guard state & ObserverFlags.ended == 0 else { return }
-        if deliverNow(state, repeat each value).endsObservation {
-            core.remove([self], cancelling: false)
-        }
-    }
-
-    /// Cancels the operators' pending timed deliveries.
-    override func endOperators() {
-        let operators = core.withLock { self.operators }
-        operators?.cancelTimers()
-    }
-
     /// Reports an error the callback threw (see `SignalCore.callbackThrew`).
     @usableFromInline
     @inline(never)
@@ -127,11 +94,24 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
         core.callbackThrew(error, observerType: observerType)
     }
 
-    /// The slow path of `deliver`, for modes other than the posting thread: runs the
-    /// callback now when this thread is where the mode says, else queues it.
-    /// Returns false when the observer is gone.
+    /// The slow path of `deliver`: hands the values to the operators when there are
+    /// any, else delivers by mode. Returns false when the observer is gone.
     @usableFromInline
     func deliverByMode(_ value: repeat each Value) -> Bool {
+        if flags.load() & ObserverFlags.staged != 0 {
+            let operators = core.withLock { self.operators }
+            if let operators {
+                operators.push(repeat each value, from: 0)
+                return true
+            }
+        }
+        return deliverInMode(repeat each value)
+    }
+
+    /// For modes other than the posting thread (and for subscriptions with
+    /// operators, whatever their mode): runs the callback now when this thread is
+    /// where the mode says, else queues it. Returns false when the observer is gone.
+    func deliverInMode(_ value: repeat each Value) -> Bool {
         let mode = core.withLock { currentMode }
         if mode.isCurrent(ThreadState.current) {
             guard let observer = reference.load() else { return false }
@@ -145,6 +125,29 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
         return true
     }
 
+    /// Delivers values that came out of the last operator, now or later (a timed
+    /// operator calls it from its timer): `deliver` without the operators, with the
+    /// one-shot bit they keep aside. Takes the subscription out of its signal when
+    /// that ended it.
+    func emit(_ value: repeat each Value) {
+        let state = flags.load()
+        if state & ObserverFlags.ended != 0 { return }
+        var last = false
+        if state & ObserverFlags.stagedOnce != 0 {
+            guard flags.insert(ObserverFlags.spent, unlessAnyOf: ObserverFlags.ended) else { return }
+            last = true
+        }
+        let observerLives = deliverInMode(repeat each value)
+        if last || !observerLives {
+            core.remove([self], cancelling: false)
+        }
+    }
+
+    /// Cancels the operators' pending timed deliveries.
+    override func endOperators() {
+        let operators = core.withLock { self.operators }
+        operators?.cancelTimers()
+    }
     /// Runs a queued delivery, unless the observation was cancelled meanwhile (a
     /// cancel that returned before this runs wins) or the observer is gone.
     private func deliverQueued(_ value: repeat each Value) {

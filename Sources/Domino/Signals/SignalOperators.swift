@@ -2,8 +2,8 @@ import Dispatch
 
 // Operators per subscription, as artman/Signals has them: values pass a chain of
 // stages (filter, sample, debounce) on their way from a fire to the callback. A
-// subscription without operators never reaches this file: its fires test one flag
-// bit they load anyway (see `Signal.Subscription.deliver`).
+// subscription without operators never reaches this file, and its fires test
+// nothing more than before (see `ObserverFlags.staged`).
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension Signal.Subscription {
@@ -84,10 +84,14 @@ extension Signal.Subscription {
             if let operators = self.operators { return operators }
             let made = SignalOperators<repeat each Value>(subscription: self)
             self.operators = made
+            // Off the fast path (see ObserverFlags.staged): under the lock, as the
+            // mode and the one-shot setters change these bits under it too.
+            let state = flags.insert(ObserverFlags.staged)
+            flags.remove(ObserverFlags.postingThread | ObserverFlags.cancelsAfterNextFire)
+            if state & ObserverFlags.cancelsAfterNextFire != 0 { flags.insert(ObserverFlags.stagedOnce) }
             return made
         }
         operators.append(stage)
-        flags.insert(ObserverFlags.staged)
         // Cancelled meanwhile: the canceller may have looked for timers before the
         // operators existed.
         if flags.load() & ObserverFlags.cancelled != 0 { operators.cancelTimers() }

@@ -85,12 +85,17 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     /// When several threads fire at once, exactly one of them delivers that last
     /// call. ``firePreviousData()`` and ``Signal/fire(for:_:)`` count as that fire.
     public var cancelsAfterNextFire: Bool {
-        get { flags.load() & ObserverFlags.cancelsAfterNextFire != 0 }
+        get { flags.load() & (ObserverFlags.cancelsAfterNextFire | ObserverFlags.stagedOnce) != 0 }
         set {
-            if newValue {
-                flags.insert(ObserverFlags.cancelsAfterNextFire)
-            } else {
-                flags.remove(ObserverFlags.cancelsAfterNextFire)
+            // Under the lock, so that adding operators (which moves the bit) and this
+            // do not interleave.
+            core.withLock {
+                let bit = flags.load() & ObserverFlags.staged != 0 ? ObserverFlags.stagedOnce : ObserverFlags.cancelsAfterNextFire
+                if newValue {
+                    flags.insert(bit)
+                } else {
+                    flags.remove(bit)
+                }
             }
         }
     }
@@ -118,7 +123,9 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
                 currentMode = newValue
                 // Under the lock, so the bit and the stored mode change together
                 // for readers of the mode; fires read the bit without it.
-                if newValue.isPostingThread {
+                // A subscription with operators keeps the bit clear (see
+                // ObserverFlags.staged).
+                if newValue.isPostingThread && flags.load() & ObserverFlags.staged == 0 {
                     flags.insert(ObserverFlags.postingThread)
                 } else {
                     flags.remove(ObserverFlags.postingThread)
