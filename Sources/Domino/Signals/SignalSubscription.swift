@@ -147,7 +147,7 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     /// }.firePreviousData()
     /// ```
     ///
-    /// The callback runs according to ``deliveryMode``, like a fire.
+    /// The callback runs according to ``SignalSubscription/deliveryMode``, like a fire.
     ///
     /// - Returns: False when there is nothing to deliver: the signal never fired,
     ///   or this subscription has ended (which includes its signal deallocating).
