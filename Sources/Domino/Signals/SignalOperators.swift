@@ -109,7 +109,7 @@ extension Signal.Subscription {
 final class SignalOperators<each Value: Sendable>: @unchecked Sendable {
     private weak var subscription: Signal<repeat each Value>.Subscription?
     private let lock = SignalLock()
-    private var stages: [SignalStage<repeat each Value>] = []
+    @exclusivity(unchecked) private var stages: [SignalStage<repeat each Value>] = []
 
     init(subscription: Signal<repeat each Value>.Subscription) {
         self.subscription = subscription
@@ -119,17 +119,26 @@ final class SignalOperators<each Value: Sendable>: @unchecked Sendable {
         lock.withLock { stages.append(stage) }
     }
 
-    /// Hands the values to stage `index`, or to the callback past the last one.
+    /// Hands the values to stage `index` and on, and to the callback past the last
+    /// one. Filters run in this loop; a timed stage takes the values and a
+    /// continuation to the stages after it, for its timer.
     func push(_ value: repeat each Value, from index: Int) {
-        let stage: SignalStage<repeat each Value>? = lock.withLock { index < stages.count ? stages[index] : nil }
-        guard let stage else {
-            subscription?.emit(repeat each value)
-            return
+        let stages = lock.withLock { self.stages }
+        var position = index
+        while position < stages.count {
+            let stage = stages[position]
+            position += 1
+            if let timed = stage.timed {
+                let next = position
+                // Weak: a timed stage keeps this closure, and this object keeps the stage.
+                timed.receive(repeat each value) { [weak self] (value: repeat each Value) in
+                    self?.push(repeat each value, from: next)
+                }
+                return
+            }
+            guard stage.passes(repeat each value) else { return }
         }
-        // Weak: a timed stage keeps this closure, and this object keeps the stage.
-        stage.receive(repeat each value) { [weak self] (value: repeat each Value) in
-            self?.push(repeat each value, from: index + 1)
-        }
+        subscription?.emit(repeat each value)
     }
 
     func cancelTimers() {
@@ -145,7 +154,7 @@ final class SignalStage<each Value: Sendable>: Sendable {
     typealias Next = @Sendable (repeat each Value) -> Void
 
     private let isIncluded: (@Sendable (repeat each Value) -> Bool)?
-    private let timed: SignalTimedStage<repeat each Value>?
+    let timed: SignalTimedStage<repeat each Value>?
 
     init(filter isIncluded: @escaping @Sendable (repeat each Value) -> Bool) {
         self.isIncluded = isIncluded
@@ -157,12 +166,9 @@ final class SignalStage<each Value: Sendable>: Sendable {
         self.timed = timed
     }
 
-    func receive(_ value: repeat each Value, next: @escaping Next) {
-        if let timed {
-            timed.receive(repeat each value, next: next)
-        } else if let isIncluded, isIncluded(repeat each value) {
-            next(repeat each value)
-        }
+    /// Whether a filter lets the values through (a timed stage is handled apart).
+    func passes(_ value: repeat each Value) -> Bool {
+        isIncluded?(repeat each value) ?? true
     }
 
     /// Drops what is pending; later values are still handled (the subscription
@@ -187,12 +193,12 @@ final class SignalTimedStage<each Value: Sendable>: @unchecked Sendable {
     private let restarts: Bool
     private let timers: any SignalTimers
     private let lock = SignalLock()
-    private var latest: (repeat each Value)?
-    private var next: Next?
+    @exclusivity(unchecked) private var latest: (repeat each Value)?
+    @exclusivity(unchecked) private var next: Next?
     /// Cancels the pending timer; nil when none is pending.
-    private var pending: (@Sendable () -> Void)?
+    @exclusivity(unchecked) private var pending: (@Sendable () -> Void)?
     /// Tells a timer that fires after it was replaced or cancelled that it is stale.
-    private var generation = 0
+    @exclusivity(unchecked) private var generation = 0
 
     /// A sample, or a debounce when `restarts`.
     init(interval: Duration, restarts: Bool, timers: any SignalTimers) {
