@@ -2,60 +2,24 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Domino
+import DominoTesting
 
-/// A clock the test moves by hand: timed operators schedule on it, and
-/// `advance(by:)` runs what came due, in deadline order, on the calling thread.
-final class ManualTimers: SignalTimers, @unchecked Sendable {
-    private struct Timer {
-        let id: Int
-        let deadline: Duration
-        let work: @Sendable () -> Void
+/// The operators' timers, moved by hand: DominoTesting's clock, which users get too.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+typealias ManualTimers = ManualSignalClock
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension Signal.Subscription {
+    /// `sample(every:)` on `clock`, through the scope users have (`run`).
+    @discardableResult
+    func sample(every interval: Duration, timers clock: ManualSignalClock) -> Self {
+        clock.run { sample(every: interval) }
     }
 
-    private let lock = NSLock()
-    private var now = Duration.zero
-    private var timers: [Timer] = []
-    private var nextID = 0
-    private var cancelledCount = 0
-
-    func schedule(after interval: Duration, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-        let id: Int = lock.withLock {
-            nextID += 1
-            timers.append(Timer(id: nextID, deadline: now + interval, work: work))
-            return nextID
-        }
-        return { [weak self] in self?.cancel(id) }
-    }
-
-    private func cancel(_ id: Int) {
-        lock.withLock {
-            if let index = timers.firstIndex(where: { $0.id == id }) {
-                timers.remove(at: index)
-                cancelledCount += 1
-            }
-        }
-    }
-
-    /// Timers scheduled and neither run nor cancelled.
-    var pending: Int { lock.withLock { timers.count } }
-    /// Timers cancelled before they ran.
-    var cancelled: Int { lock.withLock { cancelledCount } }
-
-    /// Moves the clock on by `interval`, running each timer that comes due.
-    func advance(by interval: Duration) {
-        let end = lock.withLock { now + interval }
-        while true {
-            let due: Timer? = lock.withLock {
-                guard let index = timers.indices.min(by: { timers[$0].deadline < timers[$1].deadline }),
-                      timers[index].deadline <= end else { return nil }
-                let timer = timers.remove(at: index)
-                now = timer.deadline
-                return timer
-            }
-            guard let due else { break }
-            due.work()
-        }
-        lock.withLock { now = end }
+    /// `debounce(for:)` on `clock`, through the scope users have (`run`).
+    @discardableResult
+    func debounce(for interval: Duration, timers clock: ManualSignalClock) -> Self {
+        clock.run { debounce(for: interval) }
     }
 }
 
@@ -178,7 +142,7 @@ struct SignalOperatorTests {
         #expect(recorder.received == [])
         timers.advance(by: .milliseconds(1))
         #expect(recorder.received == [3])
-        #expect(timers.pending == 0)
+        #expect(timers.pendingTimers == 0)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -197,7 +161,7 @@ struct SignalOperatorTests {
             timers.advance(by: .milliseconds(400))
         }
         #expect(recorder.received == [3, 6])
-        #expect(timers.pending == 1)
+        #expect(timers.pendingTimers == 1)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -209,7 +173,7 @@ struct SignalOperatorTests {
             .filter { value in value > 10 }
             .sample(every: .seconds(1), timers: timers)
         signal.fire(1)
-        #expect(timers.pending == 0)
+        #expect(timers.pendingTimers == 0)
         signal.fire(11)
         signal.fire(2)
         timers.advance(by: .seconds(1))
@@ -245,7 +209,7 @@ struct SignalOperatorTests {
             timers.advance(by: .milliseconds(900))
         }
         #expect(recorder.received == [])
-        #expect(timers.pending == 1)
+        #expect(timers.pendingTimers == 1)
         timers.advance(by: .milliseconds(100))
         #expect(recorder.received == [5])
     }
@@ -277,8 +241,9 @@ struct SignalOperatorTests {
         let subscription = signal.subscribe(recorder, on: .postingThread) { recorder, value in recorder.record(value) }
             .debounce(for: .seconds(1), timers: timers)
         signal.fire(1)
+        #expect(timers.pendingTimers == 1)
         subscription.cancel()
-        #expect(timers.cancelled == 1)
+        #expect(timers.pendingTimers == 0)
         timers.advance(by: .seconds(2))
         #expect(recorder.received == [])
     }
@@ -292,7 +257,7 @@ struct SignalOperatorTests {
             .sample(every: .seconds(1), timers: timers)
         signal.fire(1)
         signal.unsubscribe(recorder)
-        #expect(timers.pending == 0)
+        #expect(timers.pendingTimers == 0)
         timers.advance(by: .seconds(2))
         #expect(recorder.received == [])
     }
@@ -311,7 +276,7 @@ struct SignalOperatorTests {
             signal.fire(1)
         }
         #expect(weakRecorder == nil)
-        #expect(timers.pending == 1)
+        #expect(timers.pendingTimers == 1)
         #expect(signal.subscriptionCount == 0)
         #expect(weakSubscription == nil)
         timers.advance(by: .seconds(1))
@@ -364,7 +329,7 @@ struct SignalOperatorTests {
             for index in 0..<500 { signal.fire(worker * 1000 + index) }
         }
         #expect(passed.withLock { $0 } == 1000)
-        #expect(timers.pending == 1)
+        #expect(timers.pendingTimers == 1)
         timers.advance(by: .seconds(1))
         #expect(recorder.received.count == 1)
         #expect(recorder.received.allSatisfy { $0.isMultiple(of: 2) })
@@ -392,7 +357,7 @@ struct SignalOperatorTests {
             // A call already under way when cancel() returned may still finish;
             // none starts afterwards, so at most one lands after the count.
             #expect(recorder.received.count <= countAtCancel.withLock { $0 } + 1)
-            #expect(timers.pending == 0)
+            #expect(timers.pendingTimers == 0)
         }
     }
 

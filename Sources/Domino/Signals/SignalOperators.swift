@@ -45,7 +45,7 @@ extension Signal.Subscription {
     /// - Returns: This subscription, to chain more operators.
     @discardableResult
     public func sample(every interval: Duration) -> Self {
-        sample(every: interval, timers: DispatchSignalTimers.shared)
+        sample(every: interval, timers: SignalTimerScope.current)
     }
 
     /// Calls the callback once the values stop coming for `interval`, with the
@@ -63,7 +63,7 @@ extension Signal.Subscription {
     /// - Returns: This subscription, to chain more operators.
     @discardableResult
     public func debounce(for interval: Duration) -> Self {
-        debounce(for: interval, timers: DispatchSignalTimers.shared)
+        debounce(for: interval, timers: SignalTimerScope.current)
     }
 
     /// `sample(every:)` on the given timers (tests pass a manual clock).
@@ -259,12 +259,26 @@ final class SignalTimedStage<each Value: Sendable>: @unchecked Sendable {
 // MARK: Timers
 
 /// Where timed operators schedule their work: the dispatch queues in production, a
-/// manual clock in tests.
+/// manual clock in tests (DominoTesting's `ManualSignalClock`).
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-protocol SignalTimers: Sendable {
+@_spi(DominoTesting)
+public protocol SignalTimers: Sendable {
     /// Runs `work` once, `interval` from now, on a thread of the timers' choice;
     /// returns what cancels it (harmless once it ran).
     func schedule(after interval: Duration, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void
+}
+
+/// The timers that operators made in the current task use: the dispatch queues,
+/// unless a test replaced them for a scope (DominoTesting's `ManualSignalClock.run`).
+/// Read once per operator, when it is added, never on a fire.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@_spi(DominoTesting)
+public enum SignalTimerScope {
+    @TaskLocal public static var replacement: (any SignalTimers)?
+
+    static var current: any SignalTimers {
+        replacement ?? DispatchSignalTimers.shared
+    }
 }
 
 /// The production timers: a dispatch queue's deadlines, on the wall-independent

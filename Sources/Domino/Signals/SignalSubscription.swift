@@ -26,6 +26,10 @@
 /// subscription.cancel()
 /// ```
 ///
+/// `subscribe` returns the typed subclass, ``Signal/Subscription``, whose operators
+/// (``Signal/Subscription/filter(_:)``, ``Signal/Subscription/sample(every:)``,
+/// ``Signal/Subscription/debounce(for:)``) see the signal's value types.
+///
 /// Every member is safe to call from any thread, from inside any callback.
 ///
 /// Invariant (for `@unchecked Sendable`): `currentMode` is read and written only
