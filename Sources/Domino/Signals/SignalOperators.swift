@@ -99,12 +99,13 @@ extension Signal.Subscription {
     }
 }
 
-/// A subscription's chain of operators. The stages are append-only; each one is
-/// handed values together with where they go next.
+/// A subscription's chain of operators. The stages are append-only; filters run in
+/// line, a timed stage is handed the values with a continuation to the rest.
 ///
 /// Invariant (for `@unchecked Sendable`): `stages` is read and written only under
-/// `lock`; the subscription is held weakly, so that a pending timer keeps nothing
-/// alive (the stage it belongs to holds this object).
+/// `lock`. The subscription owns this object and is held weakly here; a timer
+/// holds its stage weakly and a stage's continuation holds this object weakly, so
+/// a pending timer keeps nothing alive.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class SignalOperators<each Value: Sendable>: @unchecked Sendable {
     private weak var subscription: Signal<repeat each Value>.Subscription?
@@ -151,8 +152,6 @@ final class SignalOperators<each Value: Sendable>: @unchecked Sendable {
 /// rather than subclasses: a class generic over a type pack cannot be inherited from.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class SignalStage<each Value: Sendable>: Sendable {
-    typealias Next = @Sendable (repeat each Value) -> Void
-
     private let isIncluded: (@Sendable (repeat each Value) -> Bool)?
     let timed: SignalTimedStage<repeat each Value>?
 
