@@ -578,6 +578,27 @@ func showProgress(of request: NetworkRequest, on screen: DominoNode) -> SignalSu
 }
 // DOC-SNIPPET-END signals-connect
 
+// DOC-SNIPPET-BEGIN signals-operators
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class SearchField {
+    let onTextChange = StringSignal()
+}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor final class SearchViewController {
+    var query = ""
+
+    func observe(_ field: SearchField) {
+        // Search once typing pauses, and only for two characters or more.
+        field.onTextChange.subscribe(self) { controller, text in
+            controller.query = text
+        }
+        .filter { text in text.count >= 2 }
+        .debounce(for: .milliseconds(300))
+    }
+}
+// DOC-SNIPPET-END signals-operators
+
 // DOC-SNIPPET-BEGIN main-actor-controller
 struct PhotoLiked: Event { var count: Int }
 struct CurrentAlbum: Request { typealias Response = String }

@@ -234,3 +234,157 @@ open class UIApplication: UIResponder {
 
     // `next` is UIResponder's nil: app delegates are not mirrored.
 }
+
+// MARK: - UIImage
+
+/// `open class UIImage : NSObject, @unchecked Sendable` (iOS 17): an image's data
+/// is immutable. Only its existence is mirrored, for `UIBarItem.image`.
+open class UIImage: NSObject, @unchecked Sendable {
+    public override init() {
+        super.init()
+    }
+}
+
+// MARK: - UIMenuElement, UIAction
+
+/// `@MainActor open class UIMenuElement : NSObject` (iOS 13); its protocol
+/// conformances (NSCopying, NSSecureCoding) are not mirrored.
+@MainActor
+open class UIMenuElement: NSObject {
+    open var title: String
+    open var image: UIImage?
+
+    init(title: String, image: UIImage?) {
+        self.title = title
+        self.image = image
+        super.init()
+    }
+}
+
+/// `public typealias UIActionHandler = @MainActor (UIAction) -> Void`.
+public typealias UIActionHandler = @MainActor (UIAction) -> Void
+
+/// `@MainActor open class UIAction : UIMenuElement` (iOS 13).
+@MainActor
+open class UIAction: UIMenuElement {
+    private let handler: UIActionHandler
+    private var _sender: Any?
+
+    /// `public convenience init(title: String = "", image: UIImage? = nil,
+    /// identifier:, discoverabilityTitle:, attributes:, state:, handler:)`; the
+    /// parameters between `image` and `handler` (identifiers, attributes, states)
+    /// are not mirrored.
+    public convenience init(title: String = "", image: UIImage? = nil, handler: @escaping UIActionHandler) {
+        self.init(title: title, image: image, actionHandler: handler)
+    }
+
+    private init(title: String, image: UIImage?, actionHandler: @escaping UIActionHandler) {
+        handler = actionHandler
+        super.init(title: title, image: image)
+    }
+
+    /// `@available(iOS 14.0, *) open var sender: Any? { get }`: the object that
+    /// performs the action (the control, the bar button item), while the handler
+    /// runs.
+    open var sender: Any? { _sender }
+
+    /// `UIMenuLeaf.performWithSender(_:target:)` (iOS 15): runs the handler with
+    /// `sender` as the action's sender.
+    open func performWithSender(_ sender: Any?, target: Any?) {
+        let previous = _sender
+        _sender = sender
+        handler(self)
+        _sender = previous
+    }
+}
+
+// MARK: - UIControl
+
+/// `@MainActor open class UIControl : UIView`.
+@MainActor
+open class UIControl: UIView {
+    /// `public struct Event : OptionSet, @unchecked Sendable`, with the SDK's raw
+    /// values (`UIControlEvents` in UIControl.h).
+    public struct Event: OptionSet, @unchecked Sendable {
+        public let rawValue: UInt
+
+        public init(rawValue: UInt) {
+            self.rawValue = rawValue
+        }
+
+        public static var touchDown: UIControl.Event { Event(rawValue: 1 << 0) }
+        public static var touchDownRepeat: UIControl.Event { Event(rawValue: 1 << 1) }
+        public static var touchDragInside: UIControl.Event { Event(rawValue: 1 << 2) }
+        public static var touchDragOutside: UIControl.Event { Event(rawValue: 1 << 3) }
+        public static var touchDragEnter: UIControl.Event { Event(rawValue: 1 << 4) }
+        public static var touchDragExit: UIControl.Event { Event(rawValue: 1 << 5) }
+        public static var touchUpInside: UIControl.Event { Event(rawValue: 1 << 6) }
+        public static var touchUpOutside: UIControl.Event { Event(rawValue: 1 << 7) }
+        public static var touchCancel: UIControl.Event { Event(rawValue: 1 << 8) }
+        public static var valueChanged: UIControl.Event { Event(rawValue: 1 << 12) }
+        public static var primaryActionTriggered: UIControl.Event { Event(rawValue: 1 << 13) }
+        public static var menuActionTriggered: UIControl.Event { Event(rawValue: 1 << 14) }
+        public static var editingDidBegin: UIControl.Event { Event(rawValue: 1 << 16) }
+        public static var editingChanged: UIControl.Event { Event(rawValue: 1 << 17) }
+        public static var editingDidEnd: UIControl.Event { Event(rawValue: 1 << 18) }
+        public static var editingDidEndOnExit: UIControl.Event { Event(rawValue: 1 << 19) }
+        public static var allTouchEvents: UIControl.Event { Event(rawValue: 0x0000_0FFF) }
+        public static var allEditingEvents: UIControl.Event { Event(rawValue: 0x000F_0000) }
+        public static var applicationReserved: UIControl.Event { Event(rawValue: 0x0F00_0000) }
+        public static var systemReserved: UIControl.Event { Event(rawValue: 0xF000_0000) }
+        public static var allEvents: UIControl.Event { Event(rawValue: 0xFFFF_FFFF) }
+    }
+
+    private var actions: [(action: UIAction, events: Event)] = []
+
+    open var isEnabled = true
+
+    /// `@available(iOS 14.0, *) open func addAction(_ action: UIAction, for
+    /// controlEvents: UIControl.Event)`: the control retains the action.
+    open func addAction(_ action: UIAction, for controlEvents: UIControl.Event) {
+        actions.append((action, controlEvents))
+    }
+
+    /// `@available(iOS 14.0, *) open func removeAction(_ action: UIAction, for
+    /// controlEvents: UIControl.Event)`.
+    open func removeAction(_ action: UIAction, for controlEvents: UIControl.Event) {
+        actions.removeAll { $0.action === action && !$0.events.isDisjoint(with: controlEvents) }
+    }
+
+    /// `open func sendActions(for controlEvents: UIControl.Event)`: performs the
+    /// actions registered for any of `controlEvents`, in the order added, with the
+    /// control as their sender. (Target-action pairs are not mirrored: selectors do
+    /// not exist without the Objective-C runtime.)
+    open func sendActions(for controlEvents: UIControl.Event) {
+        for (action, events) in actions where !events.isDisjoint(with: controlEvents) {
+            action.performWithSender(self, target: nil)
+        }
+    }
+}
+
+// MARK: - UIBarItem, UIBarButtonItem
+
+/// `@MainActor open class UIBarItem : NSObject`.
+@MainActor
+open class UIBarItem: NSObject {
+    open var title: String?
+    open var image: UIImage?
+
+    public override init() {
+        super.init()
+    }
+}
+
+/// `@MainActor open class UIBarButtonItem : UIBarItem`. Target and action (a
+/// selector) are not mirrored: selectors do not exist without the Objective-C
+/// runtime.
+@MainActor
+open class UIBarButtonItem: UIBarItem {
+    /// `@available(iOS 14.0, *) @NSCopying open var primaryAction: UIAction?`:
+    /// performed when the item is tapped (the stand-in does not copy it).
+    open var primaryAction: UIAction?
+
+    public override init() {
+        super.init()
+    }
+}

@@ -27,6 +27,14 @@ struct ObserverFlags: @unchecked Sendable {
     /// The delivery mode is ``DeliveryMode/postingThread``: the fire path tests this
     /// bit instead of copying the mode (and retaining its queue) under the lock.
     @inlinable static var postingThread: UInt { 1 << 3 }
+    /// The subscription has operators (filter, sample, debounce). It then keeps
+    /// neither `postingThread` nor `cancelsAfterNextFire` (that one moves to
+    /// `stagedOnce`), so that fires take the slow path, which hands the values to
+    /// the operators, and the fast path need not test this bit.
+    @inlinable static var staged: UInt { 1 << 4 }
+    /// ``SignalSubscription/cancelsAfterNextFire`` of a subscription with operators:
+    /// claimed when values come out of them rather than when a fire reaches it.
+    @inlinable static var stagedOnce: UInt { 1 << 5 }
 
     /// Cancelled or spent: fires skip the observer.
     @inlinable static var ended: UInt { cancelled | spent }

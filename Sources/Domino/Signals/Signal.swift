@@ -105,6 +105,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         var previous: (repeat each Value)? = (repeat each value)
         core.lock()
         swap(&previous, &core.lastFired)
+        core.fireCount &+= 1
         let reading = core.listForFiringLocked()
         core.unlock()
         // The values fired before may hold the last reference to a user object:
@@ -168,6 +169,39 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         core.withLock { core.lastFired }
     }
 
+    /// How many times the signal fired (artman/Signals' `fireCount`).
+    ///
+    /// ```swift
+    /// onTap.fire()
+    /// onTap.fireCount   // 1
+    /// ```
+    ///
+    /// Each ``fire(_:)`` counts, whether or not anyone subscribed; ``fire(for:_:)``
+    /// and ``SignalSubscription/firePreviousData()`` do not, since they deliver to
+    /// one subscription only.
+    public var fireCount: Int {
+        core.withLock { core.fireCount }
+    }
+
+    /// Forgets the values last fired: ``lastFired`` becomes nil and
+    /// ``SignalSubscription/firePreviousData()`` has nothing to replay until the
+    /// next fire (artman/Signals' `clearLastData()`).
+    ///
+    /// ```swift
+    /// session.onUser.fire(user)
+    /// // Signed out: a screen subscribing later must not see the old user.
+    /// session.onUser.clearLastFired()
+    /// ```
+    ///
+    /// Use it to let go of large or sensitive values; ``fireCount`` does not change.
+    public func clearLastFired() {
+        var previous: (repeat each Value)? = nil
+        core.withLock { swap(&previous, &core.lastFired) }
+        // Released after unlocking: the values may hold the last reference to a
+        // user object.
+        withExtendedLifetime(previous) {}
+    }
+
     // MARK: Subscribing
 
     /// Subscribes `observer`, whose `callback` runs in the caller's isolation with
@@ -191,7 +225,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         _ observer: Observer,
         isolation: isolated (any Actor) = #isolation,
         _ callback: @escaping (Observer, repeat each Value) throws -> Void
-    ) -> SignalSubscription {
+    ) -> Subscription {
         // The callback is not `Sendable`: it belongs to the caller's isolation and
         // only ever runs there (see `IsolatedCallback`).
         let handler = IsolatedCallback<Observer, repeat each Value>(callback)
@@ -246,7 +280,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         _ observer: Observer,
         on mode: DeliveryMode,
         _ callback: @escaping @Sendable (Observer, repeat each Value) throws -> Void
-    ) -> SignalSubscription {
+    ) -> Subscription {
         // Inlinable so that the closure erasing the observer's type is specialized
         // where the callback is known: unspecialized, forwarding the values costs a
         // generic copy of each, on every fire.
@@ -262,7 +296,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         type observerType: Any.Type,
         on mode: DeliveryMode,
         _ callback: @escaping SignalEntry<repeat each Value>.Callback
-    ) -> SignalSubscription {
+    ) -> Subscription {
         mode.prepare()
         let entry = SignalEntry(core: core, observer: observer, observerType: observerType, delivery: mode, callback: callback)
         let added = core.add(entry)

@@ -27,6 +27,8 @@ class SignalCore: @unchecked Sendable {
     /// The current subscriptions.
     @usableFromInline @exclusivity(unchecked) var list = ObserverList([])
     @exclusivity(unchecked) var maxSubscriptions: Int
+    /// How many times ``Signal/fire(_:)`` ran (`Signal.fireCount`).
+    @usableFromInline @exclusivity(unchecked) var fireCount = 0
     /// The list length at which the next add purges subscriptions whose observer
     /// died: twice the live count the last purge found (at least 8), so that a
     /// signal whose observers come and go never lists more than about twice its
@@ -176,6 +178,7 @@ class SignalCore: @unchecked Sendable {
         unlock()
         // Released after unlocking: they may hold an entry's last reference.
         withExtendedLifetime(previous) {}
+        for entry in cancelling ? targets : removed { entry.endOperators() }
         if let hook {
             for entry in removed { hook(entry) }
         }
@@ -203,7 +206,10 @@ class SignalCore: @unchecked Sendable {
         let removed = replaceLocked(with: []).entries
         let hook = isClosed ? nil : subscriptionRemoved
         unlock()
-        for entry in removed { entry.flags.insert(ObserverFlags.cancelled) }
+        for entry in removed {
+            entry.flags.insert(ObserverFlags.cancelled)
+            entry.endOperators()
+        }
         if let hook {
             for entry in removed { hook(entry) }
         }
@@ -220,7 +226,10 @@ class SignalCore: @unchecked Sendable {
         subscriptionAdded = nil
         subscriptionRemoved = nil
         unlock()
-        for entry in removed { entry.flags.insert(ObserverFlags.cancelled) }
+        for entry in removed {
+            entry.flags.insert(ObserverFlags.cancelled)
+            entry.endOperators()
+        }
         // Released here, after unlocking: the last reference to an entry, a hook or
         // what they capture may be among them.
         withExtendedLifetime(hooks) {}

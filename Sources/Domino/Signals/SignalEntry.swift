@@ -30,18 +30,26 @@ enum SignalDelivery {
     }
 }
 
-/// One subscription to a `Signal<repeat each Value>`: a ``SignalSubscription`` with the
-/// callback, the one part that depends on the signal's value types.
+/// The handle on one subscription to a `Signal<repeat each Value>`: a
+/// ``SignalSubscription`` that knows the signal's value types, so that operators
+/// such as ``filter(_:)`` see the values typed.
+///
+/// ``Signal/subscribe(_:on:_:)`` returns one; use it wherever a
+/// ``SignalSubscription`` is expected.
 ///
 /// `@unchecked Sendable` as its superclass (see there); the callback is immutable
-/// and `@Sendable`.
+/// and `@Sendable`, and the operators are guarded by the signal's lock.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@usableFromInline
-final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Sendable {
+extension Signal {
+public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// The user's callback, with the observer's static type erased.
     @usableFromInline typealias Callback = @Sendable (AnyObject, repeat each Value) throws -> Void
 
     @usableFromInline let callback: Callback
+
+    /// The operators values pass before the callback (see SignalOperators.swift);
+    /// nil until one is added. Read and written under the core's lock.
+    @exclusivity(unchecked) var operators: SignalOperators<repeat each Value>?
 
     init(core: TypedSignalCore<repeat each Value>, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode, callback: @escaping Callback) {
         self.callback = callback
@@ -55,6 +63,12 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
 
     /// Delivers one fire: checks the flags, claims the last call of a one-shot
     /// observer, then runs the callback here or hands it to the delivery mode.
+    ///
+    /// Operators cost nothing here: a subscription that has any keeps neither the
+    /// posting-thread nor the one-shot bit (see ``ObserverFlags/staged``), so its
+    /// fires take the slow path, ``deliverByMode(_:)``, which hands the values to
+    /// them. (Testing for them here instead kept this from being inlined into the
+    /// fire loop: about 20 instructions more per subscription.)
     @inlinable
     func deliver(_ value: repeat each Value) -> SignalDelivery {
         let state = flags.load()
@@ -80,11 +94,24 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         core.callbackThrew(error, observerType: observerType)
     }
 
-    /// The slow path of `deliver`, for modes other than the posting thread: runs the
-    /// callback now when this thread is where the mode says, else queues it.
-    /// Returns false when the observer is gone.
+    /// The slow path of `deliver`: hands the values to the operators when there are
+    /// any, else delivers by mode. Returns false when the observer is gone.
     @usableFromInline
     func deliverByMode(_ value: repeat each Value) -> Bool {
+        if flags.load() & ObserverFlags.staged != 0 {
+            let operators = core.withLock { self.operators }
+            if let operators {
+                operators.push(repeat each value, from: 0)
+                return true
+            }
+        }
+        return deliverInMode(repeat each value)
+    }
+
+    /// For modes other than the posting thread (and for subscriptions with
+    /// operators, whatever their mode): runs the callback now when this thread is
+    /// where the mode says, else queues it. Returns false when the observer is gone.
+    func deliverInMode(_ value: repeat each Value) -> Bool {
         let mode = core.withLock { currentMode }
         if mode.isCurrent(ThreadState.current) {
             guard let observer = reference.load() else { return false }
@@ -98,6 +125,29 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         return true
     }
 
+    /// Delivers values that came out of the last operator, now or later (a timed
+    /// operator calls it from its timer): `deliver` without the operators, with the
+    /// one-shot bit they keep aside. Takes the subscription out of its signal when
+    /// that ended it.
+    func emit(_ value: repeat each Value) {
+        let state = flags.load()
+        if state & ObserverFlags.ended != 0 { return }
+        var last = false
+        if state & ObserverFlags.stagedOnce != 0 {
+            guard flags.insert(ObserverFlags.spent, unlessAnyOf: ObserverFlags.ended) else { return }
+            last = true
+        }
+        let observerLives = deliverInMode(repeat each value)
+        if last || !observerLives {
+            core.remove([self], cancelling: false)
+        }
+    }
+
+    /// Cancels the operators' pending timed deliveries.
+    override func endOperators() {
+        let operators = core.withLock { self.operators }
+        operators?.cancelTimers()
+    }
     /// Runs a queued delivery, unless the observation was cancelled meanwhile (a
     /// cancel that returned before this runs wins) or the observer is gone.
     private func deliverQueued(_ value: repeat each Value) {
@@ -120,13 +170,20 @@ final class SignalEntry<each Value: Sendable>: SignalSubscription, @unchecked Se
         return outcome.didDeliver
     }
 
-    override func firePreviousData() -> Bool {
+    @discardableResult
+    public override func firePreviousData() -> Bool {
         let core = typedCore
         let values = core.withLock { core.lastFired }
         guard let values else { return false }
         return deliverAlone(repeat each values)
     }
 }
+}
+
+/// The typed handle, by the name the signal internals use.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline
+typealias SignalEntry<each Value: Sendable> = Signal<repeat each Value>.Subscription
 
 /// A signal callback written in isolated code, which is not `Sendable`. It is only
 /// called in the isolation it was written in: on the main actor (through

@@ -26,6 +26,10 @@
 /// subscription.cancel()
 /// ```
 ///
+/// `subscribe` returns the typed subclass, ``Signal/Subscription``, whose operators
+/// (``Signal/Subscription/filter(_:)``, ``Signal/Subscription/sample(every:)``,
+/// ``Signal/Subscription/debounce(for:)``) see the signal's value types.
+///
 /// Every member is safe to call from any thread, from inside any callback.
 ///
 /// Invariant (for `@unchecked Sendable`): `currentMode` is read and written only
@@ -85,12 +89,17 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     /// When several threads fire at once, exactly one of them delivers that last
     /// call. ``firePreviousData()`` and ``Signal/fire(for:_:)`` count as that fire.
     public var cancelsAfterNextFire: Bool {
-        get { flags.load() & ObserverFlags.cancelsAfterNextFire != 0 }
+        get { flags.load() & (ObserverFlags.cancelsAfterNextFire | ObserverFlags.stagedOnce) != 0 }
         set {
-            if newValue {
-                flags.insert(ObserverFlags.cancelsAfterNextFire)
-            } else {
-                flags.remove(ObserverFlags.cancelsAfterNextFire)
+            // Under the lock, so that adding operators (which moves the bit) and this
+            // do not interleave.
+            core.withLock {
+                let bit = flags.load() & ObserverFlags.staged != 0 ? ObserverFlags.stagedOnce : ObserverFlags.cancelsAfterNextFire
+                if newValue {
+                    flags.insert(bit)
+                } else {
+                    flags.remove(bit)
+                }
             }
         }
     }
@@ -118,7 +127,9 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
                 currentMode = newValue
                 // Under the lock, so the bit and the stored mode change together
                 // for readers of the mode; fires read the bit without it.
-                if newValue.isPostingThread {
+                // A subscription with operators keeps the bit clear (see
+                // ObserverFlags.staged).
+                if newValue.isPostingThread && flags.load() & ObserverFlags.staged == 0 {
                     flags.insert(ObserverFlags.postingThread)
                 } else {
                     flags.remove(ObserverFlags.postingThread)
@@ -140,7 +151,7 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     /// }.firePreviousData()
     /// ```
     ///
-    /// The callback runs according to ``deliveryMode``, like a fire.
+    /// The callback runs according to ``SignalSubscription/deliveryMode``, like a fire.
     ///
     /// - Returns: False when there is nothing to deliver: the signal never fired,
     ///   or this subscription has ended (which includes its signal deallocating).
@@ -166,6 +177,10 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     }
 
     override var payloadName: String { core.typeName }
+
+    /// Called once the subscription is cancelled or removed, outside the lock:
+    /// cancels what its operators have pending.
+    func endOperators() {}
 
     /// True while the observer object lives. Retains and releases it: call it
     /// outside any lock.

@@ -129,6 +129,48 @@ progress.fire(0.5)
 Tracing.isEnabledForAllNodes = false
 checks.expect(screen.inbox.all.last == "progress 0.5", "the signal fire reached its observer")
 
+// Controls as signals, attach and forget: the controller subscribes and keeps
+// nothing; UIKit's sendActions(for:) and a bar button item's primary action fire them.
+final class SettingsController: UIViewController {
+    let saveButton = UIControl()
+    let volume = UIControl()
+    let share = UIBarButtonItem()
+    var heard: [String] = []
+
+    override func viewDidLoad() {
+        super.viewDidLoad()
+        saveButton.signal(for: .touchUpInside).subscribe(self) { controller, _ in
+            controller.heard.append("save")
+        }
+        volume.signal(for: [.valueChanged, .editingChanged]).subscribe(self) { controller, control in
+            controller.heard.append("volume \(control === controller.volume)")
+        }
+        share.title = "Share"
+        share.actionSignal.subscribe(self) { controller, item in
+            controller.heard.append("share \(item.title ?? "")")
+        }
+    }
+}
+weak var weakSettings: SettingsController?
+weak var weakSaveButton: UIControl?
+do {
+    let settings = SettingsController()
+    weakSettings = settings
+    weakSaveButton = settings.saveButton
+    settings.loadViewIfNeeded()
+    settings.saveButton.sendActions(for: .touchUpInside)
+    settings.saveButton.sendActions(for: .touchDown)              // not subscribed
+    settings.volume.sendActions(for: .valueChanged)
+    settings.share.primaryAction?.performWithSender(settings.share, target: nil)
+    checks.expect(settings.heard == ["save", "volume true", "share Share"],
+                  "control and bar button signals reached the controller: \(settings.heard)")
+    checks.expect(settings.saveButton.signal(for: .touchUpInside) === settings.saveButton.signal(for: .touchUpInside),
+                  "a control hands out one signal per events")
+    checks.expect(settings.share.primaryAction?.title == "Share", "the bar button item keeps its title")
+}
+checks.expect(weakSettings == nil && weakSaveButton == nil,
+              "a controller subscribed to its controls' signals deallocates with them (no retain cycle)")
+
 if checks.failures.isEmpty {
     print("UIKitUser: all \(checks.count) checks hold")
 } else {
