@@ -36,6 +36,8 @@ fi
 # yet: a raise at depth 10 allocates 26 times (2.4 per node), a broadcast of 1,111
 # nodes 49 times (0.044 per node). Lower a limit when a change lowers its count.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
+# Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
+# architecture they are printed but not judged (calls are judged everywhere).
 #
 # scenario               ops A  ops B  per   instructions  allocations  retains  releases
 limits=$(cat <<'TABLE'
@@ -99,19 +101,25 @@ while read -r scenario ops_a ops_b per max_ir max_alloc max_retain max_release; 
     # several) and the limit, or FAIL. A count may exceed its limit by 0.005: the
     # longer run makes a few more calls outside the operations (about 20 retains in
     # 40,000 posts, 0.0005 per post), while one call in every 200 operations fails.
-    # The cell starts with "FAIL" when the limit is exceeded.
+    # The cell starts with "FAIL" when the limit is exceeded; a limit "-" is not judged.
     cell() {
         awk -v a="$1" -v b="$2" -v d="$divisor" -v per="$per" -v max="$3" 'BEGIN {
             value = (b - a) / d
+            if (value < 0.005 && value > -0.005) value = 0  # no "-0.00"
             text = sprintf("%.2f", value)
             if (per > 1) text = text sprintf(" (%.3f per node)", value / per)
-            if (value <= max + 0.005) print text " ≤ " max
+            if (max == "-") print text " (not judged off x86_64)"
+            else if (value <= max + 0.005) print text " ≤ " max
             else print "FAIL " text " > " max
         }'
     }
     ir_a=$(awk '/^totals:/ { print $2 }' "$work/$ops_a.out")
     ir_b=$(awk '/^totals:/ { print $2 }' "$work/$ops_b.out")
-    cells=("$(cell "$ir_a" "$ir_b" "$max_ir")")
+    if [ "$(uname -m)" = x86_64 ]; then
+        cells=("$(cell "$ir_a" "$ir_b" "$max_ir")")
+    else
+        cells=("$(cell "$ir_a" "$ir_b" -)")
+    fi
     for kind in "$allocations:$max_alloc" "$retains:$max_retain" "$releases:$max_release"; do
         names=${kind%:*}
         cells+=("$(cell "$(sum "$work/$ops_a.calls" "$names")" "$(sum "$work/$ops_b.calls" "$names")" "${kind##*:}")")
