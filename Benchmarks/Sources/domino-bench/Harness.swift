@@ -106,6 +106,26 @@ struct DerivedRatio {
     let target: Target
 }
 
+/// A straight line `intercept + slope x` fitted by least squares to the medians of
+/// several scenarios, each at its own `x` (a depth), reported as two rows:
+/// `NAME.per_level` (the slope) and `NAME.intercept`, both in ns.
+struct LinearFit {
+    let name: String
+    let points: [(scenario: String, x: Double)]
+
+    /// The fitted intercept and slope; nil with fewer than two distinct `x`.
+    static func fit(_ points: [(x: Double, y: Double)]) -> (intercept: Double, slope: Double)? {
+        let count = Double(points.count)
+        let meanX = points.reduce(0) { $0 + $1.x } / count
+        let meanY = points.reduce(0) { $0 + $1.y } / count
+        let sxx = points.reduce(0) { $0 + ($1.x - meanX) * ($1.x - meanX) }
+        guard sxx > 0 else { return nil }
+        let sxy = points.reduce(0) { $0 + ($1.x - meanX) * ($1.y - meanY) }
+        let slope = sxy / sxx
+        return (meanY - slope * meanX, slope)
+    }
+}
+
 // MARK: Measuring
 
 /// How long and how often to measure.

@@ -15,20 +15,26 @@ struct MemoryFigures {
     /// Bytes per node mounted in a chain (one parent link and one child link), or
     /// nil where the allocator has no statistics.
     let bytesPerIdleNode: Double?
+    /// Bytes of a node's only subscription (its handler table included), or nil
+    /// where unavailable.
+    let bytesPerSingleSubscription: Double?
     /// Bytes per subscription, 100 to a node, or nil where unavailable.
     let bytesPerSubscription: Double?
 
     static let idleNodeTarget = 128.0
+    /// Issue 19's target for a node's single subscription.
+    static let singleSubscriptionTarget = 64.0
     static let subscriptionTarget = 96.0
 
     static let objectCount = 100_000
 
     static func measure() -> MemoryFigures {
         guard heapBytesInUse() != nil else {
-            return MemoryFigures(bytesPerIdleNode: nil, bytesPerSubscription: nil)
+            return MemoryFigures(bytesPerIdleNode: nil, bytesPerSingleSubscription: nil, bytesPerSubscription: nil)
         }
         return MemoryFigures(
             bytesPerIdleNode: idleNodes(objectCount),
+            bytesPerSingleSubscription: subscriptions(objectCount, perNode: 1),
             bytesPerSubscription: subscriptions(objectCount, perNode: 100)
         )
     }
@@ -63,9 +69,10 @@ struct MemoryFigures {
         return withExtendedLifetime(nodes) { Double(after - before) / Double(count) }
     }
 
-    /// Subscriptions spread 100 to a node over `count / perNode` nodes that exist
-    /// before the first reading, with a closure that captures nothing, so the delta
-    /// is the subscriptions and their share of each node's handler table.
+    /// Subscriptions spread `perNode` to a node over `count / perNode` nodes that
+    /// exist before the first reading, with a closure that captures nothing, so the
+    /// delta is the subscriptions and their share of each node's handler table (all
+    /// of it with one to a node).
     @inline(never)
     private static func subscriptions(_ count: Int, perNode: Int) -> Double? {
         warmUp()

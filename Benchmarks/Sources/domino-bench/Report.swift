@@ -5,7 +5,8 @@ import Glibc
 
 // MARK: Results
 
-/// One row of the report: a scenario, or a ratio derived from two of them.
+/// One row of the report: a scenario, a ratio derived from two of them, or a cost
+/// fitted over several.
 struct ResultRow {
     let name: String
     let nanosPerOperation: Double?
@@ -29,7 +30,7 @@ enum Results {
     /// medians: both numbers of a round ran back to back, so a slow patch of the
     /// machine cancels out of each round's ratio. It can differ slightly from
     /// dividing the two ns/op columns.
-    static func rows(_ measurements: [Measurement], derived: [DerivedRatio]) -> [ResultRow] {
+    static func rows(_ measurements: [Measurement], derived: [DerivedRatio], fits: [LinearFit]) -> [ResultRow] {
         let byName = Dictionary(uniqueKeysWithValues: measurements.map { ($0.scenario.name, $0) })
         var rows: [ResultRow] = []
         for measurement in measurements {
@@ -51,6 +52,20 @@ enum Results {
                     baseline: ratio.denominator,
                     ratio: roundRatio(measurement, denominator),
                     target: ratio.target
+                ))
+            }
+            // Fitted rows follow the last of their scenarios, when all of them ran.
+            for fit in fits where fit.points.last?.scenario == scenario.name {
+                let points = fit.points.compactMap { point in byName[point.scenario].map { (x: point.x, y: $0.median) } }
+                guard points.count == fit.points.count, let line = LinearFit.fit(points) else { continue }
+                let depths = fit.points.map { Format.trim($0.x) }.joined(separator: ", ")
+                rows.append(ResultRow(
+                    name: "\(fit.name).per_level", nanosPerOperation: line.slope,
+                    baseline: "fit of \(depths)", ratio: nil, target: nil
+                ))
+                rows.append(ResultRow(
+                    name: "\(fit.name).intercept", nanosPerOperation: line.intercept,
+                    baseline: "fit of \(depths)", ratio: nil, target: nil
                 ))
             }
         }
@@ -176,6 +191,7 @@ enum Markdown {
             ["memory", "bytes", "target", "verdict"],
             [
                 row("bytes_per_idle_node", figures.bytesPerIdleNode, MemoryFigures.idleNodeTarget),
+                row("bytes_per_single_subscription", figures.bytesPerSingleSubscription, MemoryFigures.singleSubscriptionTarget),
                 row("bytes_per_subscription", figures.bytesPerSubscription, MemoryFigures.subscriptionTarget),
             ]
         )
@@ -203,7 +219,7 @@ struct JSONReport: Encodable {
     }
 
     enum MemoryKeys: String, CodingKey {
-        case bytes_per_idle_node, bytes_per_subscription
+        case bytes_per_idle_node, bytes_per_single_subscription, bytes_per_subscription
     }
 
     func encode(to encoder: Encoder) throws {
@@ -222,6 +238,7 @@ struct JSONReport: Encodable {
         }
         var memoryItem = container.nestedContainer(keyedBy: MemoryKeys.self, forKey: .memory)
         try memoryItem.encode(memory?.bytesPerIdleNode.map { rounded($0, 1) }, forKey: .bytes_per_idle_node)
+        try memoryItem.encode(memory?.bytesPerSingleSubscription.map { rounded($0, 1) }, forKey: .bytes_per_single_subscription)
         try memoryItem.encode(memory?.bytesPerSubscription.map { rounded($0, 1) }, forKey: .bytes_per_subscription)
         try container.encode(machine, forKey: .machine)
         try container.encode(mode, forKey: .mode)

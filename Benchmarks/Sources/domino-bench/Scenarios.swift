@@ -33,6 +33,8 @@ enum Scenarios {
     /// 1,000 nodes.
     static func all(filter: String?) -> [Scenario] {
         let builders: [(String, () -> Scenario)] = [
+            ("closure.floor.1", { closureFloor(1) }),
+            ("closure.floor.10", { closureFloor(10) }),
             ("closure.direct.1", { closureDirect(1) }),
             ("closure.direct.10", { closureDirect(10) }),
             ("combine.send.1", { combineSend(1) }),
@@ -43,13 +45,20 @@ enum Scenarios {
             ("typed.post.local.1", { typedPostLocal() }),
             // Built on the main thread (the harness runs there): see the scenario.
             ("typed.post.local.1.mainactor", { typedPostLocalMainActor() }),
+            ("typed.bubble.depth1", { typedBubble(depth: 1) }),
             ("typed.bubble.depth10", { typedBubble(depth: 10) }),
             ("typed.bubble.depth100", { typedBubble(depth: 100) }),
+            ("typed.bubble.depth1000", { typedBubble(depth: 1_000) }),
             ("request.depth10", { requestDepth10() }),
             ("error.report.depth10", { errorReportDepth10() }),
             ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
             ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
-        ] + signals() + [("broadcast.tree1111", { broadcastTree1111() })]
+        ] + signals() + [
+            ("broadcast.tree1111", { broadcastTree1111() }),
+            ("raise.depth1", { raise(depth: 1) }),
+            ("raise.depth10", { raise(depth: 10) }),
+            ("raise.depth100", { raise(depth: 100) }),
+        ]
         return builders
             .filter { name, _ in filter.map { matches(name, $0) } ?? true }
             .map { name, build in
@@ -66,20 +75,73 @@ enum Scenarios {
         return name.contains(filter)
     }
 
-    /// Ratios between two of our own scenarios, reported as rows of their own.
+    /// Ratios between two scenarios, reported as rows of their own.
     static let derived: [DerivedRatio] = [
-        // A walk should cost about linearly in depth: 10x the levels, 8-11x the time.
+        // Issue 19's target for a fire to one observer is against one closure call
+        // (the true floor); the scenario's own baseline stays Combine's send.
         DerivedRatio(
-            name: "typed.bubble.depth100/depth10",
-            numerator: "typed.bubble.depth100",
-            denominator: "typed.bubble.depth10",
-            target: .within(8, 11)
+            name: "signal.fire.1/closure.floor.1",
+            numerator: "signal.fire.1",
+            denominator: "closure.floor.1",
+            target: .atMost(4)
+        ),
+    ]
+
+    /// Costs fitted over several scenarios, reported as rows of their own.
+    static let fits: [LinearFit] = [
+        // What a post costs before its first level and per level it climbs. The
+        // ratio of two depths this replaced (depth100 / depth10, 8 to 11) failed
+        // exactly when the per-level cost was low, which is the aim.
+        LinearFit(
+            name: "typed.bubble",
+            points: [
+                ("typed.bubble.depth1", 1),
+                ("typed.bubble.depth10", 10),
+                ("typed.bubble.depth100", 100),
+                ("typed.bubble.depth1000", 1_000),
+            ]
         ),
     ]
 
     // MARK: Baselines
 
-    /// The floor: what calling the handlers costs with no library at all.
+    /// The true floor: calling `count` handlers with no library and no reference
+    /// counting, which is what an ideal dispatcher would pay per delivery.
+    ///
+    /// A handler call at its cheapest is an indirect call through a function
+    /// pointer with a context pointer, which is exactly what calling a Swift
+    /// closure at +0 compiles to. Storing `@convention(c)` function pointers and
+    /// unmanaged contexts side by side in one contiguous buffer guarantees that by
+    /// construction: neither is a Swift reference, so there is nothing to retain,
+    /// and there is no array to bounds-check or to copy elements out of, whatever
+    /// the optimizer decides. (`closure.direct.N`, the naive loop over
+    /// `[() -> Void]`, retains and releases each closure it calls.) The counter
+    /// is reached through `_withUnsafeGuaranteedRef`, which borrows it without a
+    /// retain; every handler does the same one increment as everywhere else.
+    static func closureFloor(_ count: Int) -> Scenario {
+        let counter = Counter()
+        let context = Unmanaged.passUnretained(counter).toOpaque()
+        let handler: @convention(c) (UnsafeMutableRawPointer) -> Void = { context in
+            Unmanaged<Counter>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.bump() }
+        }
+        let calls = UnsafeMutableBufferPointer<FloorCall>.allocate(capacity: count)
+        _ = calls.initialize(from: (0..<count).map { _ in FloorCall(function: handler, context: context) })
+        return Scenario(
+            name: "closure.floor.\(count)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: count, counter: counter,
+            keepAlive: [FloorCalls(calls), counter]
+        ) { iterations in
+            for _ in 0..<iterations {
+                for index in 0..<calls.count { calls[index].function(calls[index].context) }
+            }
+            return iterations
+        }
+    }
+
+    /// The naive floor: a loop over `[() -> Void]`, as most code would call a list
+    /// of handlers. Iterating copies each closure out of the array, a retain and a
+    /// release per call (see `closure.floor.N` for the call alone).
     static func closureDirect(_ count: Int) -> Scenario {
         let counter = Counter()
         let closures: [() -> Void] = (0..<count).map { _ in { counter.bump() } }
@@ -156,7 +218,7 @@ enum Scenarios {
         node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
         return Scenario(
             name: "typed.post.local.1",
-            baseline: "closure.direct.1", target: .atMost(8),
+            baseline: "closure.floor.1", target: .atMost(5),
             deliveriesPerOperation: 1, counter: counter, keepAlive: [node]
         ) { iterations in
             for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
@@ -355,7 +417,7 @@ enum Scenarios {
 
     /// One typed event broadcast down from the root of a tree of 1,111 nodes
     /// (fan-out 10, depth 3: 1 + 10 + 100 + 1,000), every node subscribed. ns/op is
-    /// per broadcast; the ratio to `closure.direct.10` is taken per 10 nodes reached.
+    /// per broadcast; the ratio to `closure.floor.10` is taken per 10 nodes reached.
     static func broadcastTree1111() -> Scenario {
         let counter = Counter()
         var nodes = [DominoNode(label: "tree.root")]
@@ -378,7 +440,7 @@ enum Scenarios {
         let root = nodes[0]
         return Scenario(
             name: "broadcast.tree1111",
-            baseline: "closure.direct.10", target: nil,
+            baseline: "closure.floor.10", target: .atMost(3),
             deliveriesPerOperation: nodes.count, counter: counter, keepAlive: nodes,
             run: { iterations in
                 for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
@@ -386,6 +448,48 @@ enum Scenarios {
             },
             ratioScale: 10 / Double(nodes.count)
         )
+    }
+}
+
+extension Scenarios {
+    /// An event raised at the bottom of a chain `depth` levels deep, every node
+    /// subscribed (default phase): up to the root, then down to all `depth + 1`
+    /// nodes, EventsTree's raise. ns/op is per raise.
+    static func raise(depth: Int) -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: depth, label: "raise\(depth)")
+        for node in chain.nodes {
+            node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "raise.depth\(depth)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: depth + 1, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.raise(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+}
+
+/// One call of `closure.floor.N`: a C function pointer and the context it gets.
+struct FloorCall {
+    let function: @convention(c) (UnsafeMutableRawPointer) -> Void
+    let context: UnsafeMutableRawPointer
+}
+
+/// Owns the buffer of `closure.floor.N` and frees it with the scenario.
+final class FloorCalls {
+    let buffer: UnsafeMutableBufferPointer<FloorCall>
+
+    init(_ buffer: UnsafeMutableBufferPointer<FloorCall>) {
+        self.buffer = buffer
+    }
+
+    deinit {
+        buffer.deinitialize()
+        buffer.deallocate()
     }
 }
 

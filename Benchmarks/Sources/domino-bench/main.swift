@@ -87,7 +87,7 @@ print()
 
 let scenarios = Scenarios.all(filter: options.filter)
 let measurements = Harness(plan: plan).measure(scenarios)
-let rows = Results.rows(measurements, derived: Scenarios.derived)
+let rows = Results.rows(measurements, derived: Scenarios.derived, fits: Scenarios.fits)
 if !rows.isEmpty {
     print(Markdown.results(rows))
     print()
