@@ -99,9 +99,11 @@ while read -r scenario ops_a ops_b per max_ir max_alloc max_retain max_release; 
     done
     divisor=$(( 2 * (ops_b - ops_a) ))
     # One cell: the count per operation (and per node, when an operation reaches
-    # several) and the limit, or FAIL. A count may exceed its limit by 0.005: the
-    # longer run makes a few more calls outside the operations (about 20 retains in
-    # 40,000 posts, 0.0005 per post), while one call in every 200 operations fails.
+    # several) and the limit, or FAIL. A count may exceed its limit by 50 calls over
+    # the difference of the two runs (0.0025 per post, 0.025 per raise, 0.25 per
+    # broadcast): the longer run makes a few more calls outside the operations (about
+    # 20 retains in 40,000 posts; 0.01 releases per raise in one CI run), while one
+    # more call per operation always fails.
     # The cell starts with "FAIL" when the limit is exceeded; a limit "-" is not judged.
     cell() {
         awk -v a="$1" -v b="$2" -v d="$divisor" -v per="$per" -v max="$3" 'BEGIN {
@@ -110,7 +112,7 @@ while read -r scenario ops_a ops_b per max_ir max_alloc max_retain max_release; 
             text = sprintf("%.2f", value)
             if (per > 1) text = text sprintf(" (%.3f per node)", value / per)
             if (max == "-") print text " (not judged off x86_64)"
-            else if (value <= max + 0.005) print text " ≤ " max
+            else if (value <= max + 50 / d) print text " ≤ " max
             else print "FAIL " text " > " max
         }'
     }
