@@ -287,6 +287,29 @@ enum HandlerIsolation {
     }
 }
 
+/// Where a handler that runs only in place lives (a protocol target, an error handler
+/// that decides): `isolation` for one written in isolated code, else its mode.
+extension Subscription {
+    /// True when a caller on `thread`, isolated to `caller`, may run the handler: it is
+    /// in the handler's isolation, or where the handler's mode runs.
+    final func lives(in isolation: HandlerIsolation?, on thread: UnsafeMutablePointer<ThreadState>, caller: (any Actor)?) -> Bool {
+        switch isolation {
+        case .mainActor?: return DeliveryMode.mainThread.isCurrent(thread)
+        case .actor(let actor)?: return caller.map { $0 === actor.value } ?? false
+        case nil: return runsOnPostingThread || delivery.unsafelyUnwrapped.isCurrent(thread)
+        }
+    }
+
+    /// Where the handler lives, for diagnostics.
+    final func placeName(of isolation: HandlerIsolation?) -> String {
+        switch isolation {
+        case .mainActor?: return "the main actor"
+        case .actor(let actor)?: return "actor \(actor.typeName)"
+        case nil: return "\(delivery.unsafelyUnwrapped)"
+        }
+    }
+}
+
 /// An actor held weakly (see ``HandlerIsolation``).
 final class WeakActor: @unchecked Sendable {
     weak var value: (any Actor)?

@@ -267,20 +267,12 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     /// True when a caller on `thread`, isolated to `caller`, may run the handler.
     func livesHere(_ thread: UnsafeMutablePointer<ThreadState>, isolation caller: (any Actor)?) -> Bool {
-        switch isolation {
-        case .mainActor?: return DeliveryMode.mainThread.isCurrent(thread)
-        case .actor(let actor)?: return caller.map { $0 === actor.value } ?? false
-        case nil: return runsOnPostingThread || delivery.unsafelyUnwrapped.isCurrent(thread)
-        }
+        lives(in: isolation, on: thread, caller: caller)
     }
 
     /// Where the handler lives, for diagnostics.
     var placeName: String {
-        switch isolation {
-        case .mainActor?: return "the main actor"
-        case .actor(let actor)?: return "actor \(actor.typeName)"
-        case nil: return "\(delivery.unsafelyUnwrapped)"
-        }
+        placeName(of: isolation)
     }
 
     /// Runs the handler here and now.

@@ -345,20 +345,12 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// True when a caller on `thread`, isolated to `isolation`, may call the target:
     /// it is in the target's isolation, or where the target's mode runs.
     func livesHere(_ thread: UnsafeMutablePointer<ThreadState>, isolation caller: (any Actor)?) -> Bool {
-        switch isolation {
-        case .mainActor?: return DeliveryMode.mainThread.isCurrent(thread)
-        case .actor(let actor)?: return caller.map { $0 === actor.value } ?? false
-        case nil: return runsOnPostingThread || delivery.unsafelyUnwrapped.isCurrent(thread)
-        }
+        lives(in: isolation, on: thread, caller: caller)
     }
 
     /// Where the target lives, for diagnostics.
     var placeName: String {
-        switch isolation {
-        case .mainActor?: return "the main actor"
-        case .actor(let actor)?: return "actor \(actor.typeName)"
-        case nil: return "\(delivery.unsafelyUnwrapped)"
-        }
+        placeName(of: isolation)
     }
 
     /// A strong reference to the target, or nil once it deallocated. Outside the lock:
