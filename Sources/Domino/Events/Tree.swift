@@ -112,13 +112,8 @@ extension DominoNode {
             if !groupsExist && node.slotFilter & filterBit == 0 { return }
             // Indices rather than table references: each reference held here would
             // cost a retain and a release per node.
-            var tableIndex = -1
-            var groupsIndex = -1
-            for index in node.slots.indices {
-                let slotKey = node.slots[index].key
-                if slotKey == key { tableIndex = index }
-                if groupsExist && slotKey == .group { groupsIndex = index }
-            }
+            let tableIndex = node.slotPosition(of: key) ?? -1
+            let groupsIndex = groupsExist ? node.slotPosition(of: .group) ?? -1 : -1
             if tableIndex < 0 && groupsIndex < 0 { return }
             plan.addStage(.passUnretained(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node)), at: node, traceAll: traceAll)
             extras.depths.append(depth)
@@ -158,9 +153,8 @@ extension DominoNode {
             let raiseKey = key.in(.raise)
             Route.walk(from: self) { node in
                 up.nodesVisited += 1
-                for index in node.slots.indices where node.slots[index].key == raiseKey {
+                if let index = node.slotPosition(of: raiseKey) {
                     up.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
-                    break
                 }
                 if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
                     roots.append(NodeLink(node))
@@ -270,12 +264,9 @@ extension DominoNode {
         var visited = Set<NodeLink>()
         Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in
             plan.nodesVisited += 1
-            for index in node.slots.indices where node.slots[index].key == key {
-                if !node.slots[index].table.subscribers.isEmpty {
-                    plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
-                    plan.extra().depths.append(depth)
-                }
-                break
+            if let index = node.slotPosition(of: key), !node.slots[index].table.subscribers.isEmpty {
+                plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
+                plan.extra().depths.append(depth)
             }
         }
         plan.pinIfBorrowing(thread.pointee.stripe)

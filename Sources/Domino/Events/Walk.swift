@@ -20,7 +20,7 @@
 /// counting and no value-witness calls (measured: about a tenth of a local post's
 /// instructions went to destroying stages that held a `DeliveryMode`).
 struct Stage {
-    let handlers: Unmanaged<HandlerTable>
+    private(set) var handlers: Unmanaged<HandlerTable>
     /// The node's mode, else the global default (what subscribers that name none
     /// get): the mode itself when it has no queue, else a box the plan keeps alive.
     private let mode: Mode
@@ -44,6 +44,13 @@ struct Stage {
         if case .postingThread = mode { bits |= 1 }
         // A walk of a billion nodes cannot fit in memory.
         self.bits = bits | UInt32(truncatingIfNeeded: position) << 2
+    }
+
+    /// The same stage, running `table` instead (a walk's detached copy).
+    func running(_ table: Unmanaged<HandlerTable>) -> Stage {
+        var stage = self
+        stage.handlers = table
+        return stage
     }
 
     /// True when the node's mode is `.postingThread`.
@@ -103,7 +110,8 @@ struct StageList {
 
     @inline(__always)
     subscript(index: Int) -> Stage {
-        index == 0 ? first.unsafelyUnwrapped : rest[index - 1]
+        get { index == 0 ? first.unsafelyUnwrapped : rest[index - 1] }
+        set { if index == 0 { first = newValue } else { rest[index - 1] = newValue } }
     }
 }
 
@@ -194,12 +202,21 @@ struct Plan: ~Copyable {
         pinned = stripe
     }
 
-    /// Retains the stages' tables and gives up the pin: for walks that may wait
-    /// (async requests), which must not hold back other threads' reclamation.
+    /// Gives each stage a copy of its table's handlers that the plan owns, and gives
+    /// up the pin: for walks that may wait (async requests), which must not hold
+    /// back other threads' reclamation. Copies rather than retains: a handler removed
+    /// meanwhile is released once no pinned walk can borrow it, and this walk would
+    /// no longer be pinned (see `HandlerList`).
     mutating func holdTables() {
         guard pinned >= 0 else { return }
-        for index in 0..<stages.count { _ = stages[index].handlers.retain() }
-        extras?.captures.forEach { _ = $0.handlers.retain() }
+        func detached(_ stage: Stage) -> Stage {
+            stage.running(.passRetained(stage.withTable { $0.detachedCopy() }))
+        }
+        for index in 0..<stages.count { stages[index] = detached(stages[index]) }
+        if let extras {
+            extras.captures = ContiguousArray(extras.captures.map(detached))
+            extras.groups = ContiguousArray(extras.groups.map { $0?.detachedCopy() })
+        }
         holdsTables = true
         graphLock.unpin(stripe: pinned, parity: pinnedParity)
         pinned = -1
@@ -321,11 +338,8 @@ extension DominoNode {
                 return
             }
             if node.slotFilter & filterBit == 0 { return }
-            // An index loop: `first(where:)` copies every slot it looks at (measured:
-            // +40% instructions per post on a node with five other slots).
-            for index in node.slots.indices where node.slots[index].key == key {
+            if let index = node.slotPosition(of: key) {
                 plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
-                return
             }
         }
     }
@@ -339,12 +353,9 @@ extension DominoNode {
         var groups: HandlerTable?
         var capture: HandlerTable?
         let captureKey = key.phase == .bubble ? key.in(.capture) : nil
-        for index in node.slots.indices {
-            let slotKey = node.slots[index].key
-            if slotKey == key { table = node.slots[index].table }
-            if slotKey == .group { groups = node.slots[index].table }
-            if let captureKey, slotKey == captureKey { capture = node.slots[index].table }
-        }
+        if let index = node.slotPosition(of: key) { table = node.slots[index].table }
+        if let index = node.slotPosition(of: .group) { groups = node.slots[index].table }
+        if let captureKey, let index = node.slotPosition(of: captureKey) { capture = node.slots[index].table }
         if let capture {
             let stage = plan.stage(.passUnretained(capture), at: node, traceAll: traceAll)
             plan.extra().captures.append(stage)

@@ -43,11 +43,11 @@ final class GraphLock: @unchecked Sendable {
     /// The current epoch; written under the exclusive lock, so any one stripe is
     /// enough to read it.
     @exclusivity(unchecked) private var epoch: UInt = 0
-    /// Tables retired while walks were pinned, by the epoch they were retired in,
+    /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
     /// tables wait. Guarded by the exclusive lock.
-    @exclusivity(unchecked) private var limbo: [(tables: [HandlerTable], epoch: UInt, young: Bool)] = []
+    @exclusivity(unchecked) private var limbo: [(tables: [AnyObject], epoch: UInt, young: Bool)] = []
     /// True while `limbo` holds tables; readable under any one stripe, like `epoch`.
     @exclusivity(unchecked) private var limboHoldsTables = false
 
@@ -103,7 +103,7 @@ final class GraphLock: @unchecked Sendable {
 
     @inline(never)
     private func reclaimRetired() {
-        var released: [HandlerTable] = []
+        var released: [AnyObject] = []
         lockExclusive()
         advanceLocked(releasing: &released)
         unlockExclusive()
@@ -118,7 +118,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// Advances the epoch when it can and moves the limbo batches that are safe now
     /// into `released`. Exclusive lock held.
-    private func advanceLocked(releasing released: inout [HandlerTable]) {
+    private func advanceLocked(releasing released: inout [AnyObject]) {
         let other = Int((epoch &+ 1) & 1)
         if limbo.contains(where: { $0.epoch == epoch }) && drained(parity: other) {
             epoch &+= 1
@@ -140,14 +140,17 @@ final class GraphLock: @unchecked Sendable {
     /// them, or back to the graveyard to be released after unlocking. Exclusive lock
     /// held.
     private func admitRetired(_ graveyard: inout Graveyard) {
-        let tables = graveyard.takeRetired()
-        var released: [HandlerTable] = []
+        let (tables, handlers) = graveyard.takeRetired()
+        var released: [AnyObject] = []
         if drained(parity: 0) && drained(parity: 1) {
-            released = tables
+            released = tables + handlers
         } else {
-            var young: [HandlerTable] = [], old: [HandlerTable] = []
+            var young: [AnyObject] = [], old: [AnyObject] = []
             for table in tables {
                 if table.publishedEpoch == epoch { young.append(table) } else { old.append(table) }
+            }
+            for handler in handlers {
+                if handler.publishedEpoch == epoch { young.append(handler) } else { old.append(handler) }
             }
             for (batch, isYoung) in [(old, false), (young, true)] where !batch.isEmpty {
                 if let index = limbo.lastIndex(where: { $0.epoch == epoch && $0.young == isYoung }) {
@@ -228,6 +231,7 @@ struct Graveyard {
     private var ended: [Subscription] = []
 
     private var retired: [HandlerTable] = []
+    private var retiredHandlers: [Subscription] = []
 
     mutating func add(_ object: AnyObject) {
         bodies.append(object)
@@ -239,11 +243,20 @@ struct Graveyard {
         retired.append(table)
     }
 
-    var hasRetired: Bool { !retired.isEmpty }
+    /// Takes a handler removed from a published table's storage, which no longer
+    /// owns it: walks may still borrow it, so it is released only once none can.
+    mutating func retire(_ handler: Subscription) {
+        retiredHandlers.append(handler)
+    }
 
-    mutating func takeRetired() -> [HandlerTable] {
-        defer { retired = [] }
-        return retired
+    var hasRetired: Bool { !retired.isEmpty || !retiredHandlers.isEmpty }
+
+    mutating func takeRetired() -> (tables: [HandlerTable], handlers: [Subscription]) {
+        defer {
+            retired = []
+            retiredHandlers = []
+        }
+        return (retired, retiredHandlers)
     }
 
     /// Marks `subscription` as ended (no longer registered at a node). Lock held.

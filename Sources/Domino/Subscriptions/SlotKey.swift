@@ -8,7 +8,7 @@
 /// `typeBits` is the type's identity (a metadata address, so at least 8-aligned)
 /// with the phase in its low bits; named events have no type, so their `typeBits`
 /// is the phase alone, below 8.
-struct SlotKey: Equatable, Sendable {
+struct SlotKey: Hashable, Sendable {
     private let typeBits: UInt
     /// The event name, for named events.
     private let eventName: String?
@@ -55,6 +55,11 @@ struct SlotKey: Equatable, Sendable {
         return lhs.typeBits >= 8 || lhs.eventName == rhs.eventName
     }
 
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(typeBits)
+        if typeBits < 8 { hasher.combine(eventName) }
+    }
+
     /// How tracing and descriptions name the key: the quoted event name, or the type.
     func displayName<T>(for type: T.Type) -> String {
         displayName(typeName: String(describing: type))
@@ -81,9 +86,10 @@ enum HandlerRole: UInt8, Sendable {
 /// The handlers of one slot at one node, in subscription order.
 ///
 /// Readers copy the reference under the shared lock and then iterate it outside
-/// the lock; writers never change a published table but install a changed copy
-/// (see `DominoNode.replaceTable`). So a walk always sees the table as it was when
-/// the walk collected it.
+/// the lock; writers never change what a published table shows but install a new
+/// table (see `DominoNode.replaceTable`), whose lists share their storage with the
+/// old one's (see `HandlerList`). So a walk sees the table's handlers as they were
+/// when the walk collected it, less those removed since.
 final class HandlerTable: Sendable {
     /// The label of the node the table belongs to, copied here so that a walk can
     /// name the node without holding it (the node may go away mid-walk).
@@ -92,24 +98,22 @@ final class HandlerTable: Sendable {
     let nodeID: ObjectIdentifier
 
     // `let`: a published table never changes, and immutable stored properties let
-    // the walk borrow the arrays instead of retaining them.
-    let subscribers: ContiguousArray<Subscription>
-    let reformers: ContiguousArray<Subscription>
-    let interceptors: ContiguousArray<Subscription>
-    let responders: ContiguousArray<Subscription>
+    // the walk borrow the lists instead of retaining them.
+    let subscribers: HandlerList
+    let reformers: HandlerList
+    let interceptors: HandlerList
+    let responders: HandlerList
     /// The graph lock's epoch when this table was made (under the lock): a walk that
-    /// pinned in an earlier epoch cannot have borrowed it (see `GraphLock`). Eight
-    /// bytes that fit in the allocation's rounding (72 to 80 bytes), so a table
-    /// costs nothing more.
+    /// pinned in an earlier epoch cannot have borrowed it (see `GraphLock`).
     let publishedEpoch: UInt
 
     init(
         label: String?,
         nodeID: ObjectIdentifier,
-        subscribers: ContiguousArray<Subscription> = [],
-        reformers: ContiguousArray<Subscription> = [],
-        interceptors: ContiguousArray<Subscription> = [],
-        responders: ContiguousArray<Subscription> = []
+        subscribers: HandlerList = .empty,
+        reformers: HandlerList = .empty,
+        interceptors: HandlerList = .empty,
+        responders: HandlerList = .empty
     ) {
         self.label = label
         self.nodeID = nodeID
@@ -131,34 +135,44 @@ final class HandlerTable: Sendable {
     var isEmpty: Bool { subscribers.isEmpty && reformers.isEmpty && interceptors.isEmpty && responders.isEmpty }
     var count: Int { subscribers.count + reformers.count + interceptors.count + responders.count }
 
-    /// A copy with `handler` appended to the list of its role.
-    func adding(_ handler: Subscription) -> HandlerTable {
-        var subscribers = self.subscribers, reformers = self.reformers
-        var interceptors = self.interceptors, responders = self.responders
-        switch handler.role {
-        case .subscriber: subscribers.append(handler)
-        case .reformer: reformers.append(handler)
-        case .interceptor: interceptors.append(handler)
-        case .responder: responders.append(handler)
-        }
-        return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: responders)
+    /// A table with `list` as the list of `role` and the others as here.
+    private func with(_ list: HandlerList, as role: HandlerRole) -> HandlerTable {
+        HandlerTable(
+            label: label,
+            nodeID: nodeID,
+            subscribers: role == .subscriber ? list : subscribers,
+            reformers: role == .reformer ? list : reformers,
+            interceptors: role == .interceptor ? list : interceptors,
+            responders: role == .responder ? list : responders
+        )
     }
 
-    /// A copy without `handler`.
+    /// A table with `handler` appended to the list of its role. O(1) amortized.
+    /// Exclusive lock held.
+    func adding(_ handler: Subscription) -> HandlerTable {
+        with(list(of: handler.role).appending(handler), as: handler.role)
+    }
+
+    /// A table without `handler` (which it holds: see `contains`). O(1) amortized.
+    /// The caller retires `handler`. Exclusive lock held.
     func removing(_ handler: Subscription) -> HandlerTable {
-        func without(_ list: ContiguousArray<Subscription>) -> ContiguousArray<Subscription> {
-            list.filter { $0 !== handler }
-        }
-        switch handler.role {
-        case .subscriber: return HandlerTable(label: label, nodeID: nodeID, subscribers: without(subscribers), reformers: reformers, interceptors: interceptors, responders: responders)
-        case .reformer: return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: without(reformers), interceptors: interceptors, responders: responders)
-        case .interceptor: return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: reformers, interceptors: without(interceptors), responders: responders)
-        case .responder: return HandlerTable(label: label, nodeID: nodeID, subscribers: subscribers, reformers: reformers, interceptors: interceptors, responders: without(responders))
-        }
+        with(list(of: handler.role).removing(handler), as: handler.role)
+    }
+
+    /// The same handlers in storage of its own, for a walk that gives up its pin.
+    func detachedCopy() -> HandlerTable {
+        HandlerTable(
+            label: label,
+            nodeID: nodeID,
+            subscribers: subscribers.detachedCopy(),
+            reformers: reformers.detachedCopy(),
+            interceptors: interceptors.detachedCopy(),
+            responders: responders.detachedCopy()
+        )
     }
 
     /// The list of `role`.
-    func list(of role: HandlerRole) -> ContiguousArray<Subscription> {
+    func list(of role: HandlerRole) -> HandlerList {
         switch role {
         case .subscriber: return subscribers
         case .reformer: return reformers
@@ -167,39 +181,30 @@ final class HandlerTable: Sendable {
         }
     }
 
+    /// True when the table holds `handler`. O(1). Lock held.
     func contains(_ handler: Subscription) -> Bool {
-        switch handler.role {
-        case .subscriber: return subscribers.contains { $0 === handler }
-        case .reformer: return reformers.contains { $0 === handler }
-        case .interceptor: return interceptors.contains { $0 === handler }
-        case .responder: return responders.contains { $0 === handler }
-        }
+        list(of: handler.role).contains(handler)
     }
 
     /// Calls `body` with each handler of `list` (one of this table's lists) until it
-    /// returns false, lending each one without reference counting: the table holds
-    /// them, and the caller holds the table. This is what keeps a walk from
-    /// touching the reference counts of handlers that other threads walk too.
+    /// returns false, lending each one without reference counting: the table's
+    /// storage holds them, and the caller holds the table. This is what keeps a walk
+    /// from touching the reference counts of handlers that other threads walk too.
     ///
     /// A body that keeps a handler must copy it in a function of its own (see
     /// `DominoNode.keep(_:in:)`): a copy in the body itself makes the compiler
     /// retain every handler up front.
     @inline(__always)
-    static func forEachBorrowed(in list: borrowing ContiguousArray<Subscription>, _ body: (Subscription) -> Bool) {
-        list.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: Unmanaged<Subscription>.self) { handlers in
-                for handler in handlers {
-                    if !handler._withUnsafeGuaranteedRef(body) { return }
-                }
-            }
-        }
+    static func forEachBorrowed(in list: borrowing HandlerList, _ body: (Subscription) -> Bool) {
+        list.forEachBorrowed(body)
     }
 
+    /// Calls `body` with each live handler, retained. Lock held.
     func forEachHandler(_ body: (Subscription) -> Void) {
-        subscribers.forEach(body)
-        reformers.forEach(body)
-        interceptors.forEach(body)
-        responders.forEach(body)
+        subscribers.forEachLiveLocked(body)
+        reformers.forEachLiveLocked(body)
+        interceptors.forEachLiveLocked(body)
+        responders.forEachLiveLocked(body)
     }
 }
 

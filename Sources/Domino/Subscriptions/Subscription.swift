@@ -27,6 +27,13 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
     /// deinit, so it never dangles.
     @exclusivity(unchecked) var home: NodeLink?
+    /// Where the node's storage for its slot and role keeps this handler (see
+    /// `HandlerList`): what makes removing it O(1). Guarded by the exclusive lock.
+    @exclusivity(unchecked) var position: UInt32 = 0
+    /// The graph lock's epoch when the handler was added to its node, under the
+    /// exclusive lock: once removed, it waits only for walks that may have borrowed
+    /// it (see `GraphLock`), as a table does.
+    @exclusivity(unchecked) var publishedEpoch: UInt = 0
     let role: HandlerRole
     /// Where notifications run; nil means the node's, else the global, default.
     let delivery: DeliveryMode?

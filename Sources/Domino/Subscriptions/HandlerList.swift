@@ -1,0 +1,247 @@
+/// The handlers of one role in one slot, as a walk sees them: a view of the first
+/// `end` entries of a shared, append-only `HandlerStorage`.
+///
+/// Why a view of shared storage rather than an array copied per write: a walk reads
+/// a slot's handlers outside the lock, so a write can never change what a published
+/// view shows, and copying the whole list per write made subscribing or cancelling
+/// N handlers at one node quadratic (issue 19: 10,000 took 1.8 s and 4.2 s, and held
+/// every stripe of the graph lock for a time that grew with the node). Now:
+/// - **adding** writes the entry just past the newest view's end, which no published
+///   view covers, and publishes a view one longer: O(1), amortized over the copies
+///   when the storage is full (capacity doubles);
+/// - **removing** marks the entry removed (bit 0 of its word, stored atomically,
+///   because walks that began earlier may be reading it) and publishes a view with
+///   one handler fewer live: O(1). The handler itself is retired through the graph
+///   lock's epochs (see `GraphLock`), so it is released, with its closure, as soon
+///   as no walk can be borrowing it, exactly as before. Once removed entries
+///   outnumber live ones, the live ones move to a fresh storage (O(live), amortized
+///   over the removals).
+/// A walk that collected a view before a removal skips the removed handler if it
+/// reaches it afterwards; `Subscription.cancel()` documents that a walk already
+/// under way may or may not call it.
+struct HandlerList: @unchecked Sendable {
+    /// Nil while the list has never held a handler.
+    let storage: HandlerStorage?
+    /// The entries of `storage` this view covers, removed ones included.
+    let end: UInt32
+    /// How many of them were live when the view was published.
+    let live: UInt32
+
+    static let empty = HandlerList(storage: nil, end: 0, live: 0)
+
+    /// True when no handler was live when the view was published.
+    var isEmpty: Bool { live == 0 }
+    /// The handlers live when the view was published.
+    var count: Int { Int(live) }
+
+    /// A view with `handler` appended. Exclusive lock held.
+    func appending(_ handler: Subscription) -> HandlerList {
+        if let storage, storage.used == end, Int(end) < storage.room {
+            storage.append(handler)
+            return HandlerList(storage: storage, end: end + 1, live: live + 1)
+        }
+        // Full, or never used: a fresh storage of the live handlers, with room.
+        let liveCount = Int(live) + 1
+        let fresh = HandlerStorage.make(capacity: liveCount == 1 ? 1 : Swift.max(4, 2 * liveCount))
+        forEachLiveLocked { fresh.append($0) }
+        fresh.append(handler)
+        return HandlerList(storage: fresh, end: UInt32(fresh.used), live: UInt32(liveCount))
+    }
+
+    /// A view without `handler`, which the caller checked with `contains`; the
+    /// caller retires `handler` (the storage no longer owns it). Exclusive lock held.
+    func removing(_ handler: Subscription) -> HandlerList {
+        guard let storage else { return self }
+        storage.markRemoved(at: Int(handler.position))
+        let remaining = live - 1
+        if remaining == 0 { return .empty }
+        // Compact once removed entries outnumber live ones: each compaction copies at
+        // most as many handlers as removals since the last, so removals stay O(1).
+        if end - remaining > remaining && end >= 8 {
+            let fresh = HandlerStorage.make(capacity: Swift.max(4, 2 * Int(remaining)))
+            forEachLiveLocked { fresh.append($0) }
+            return HandlerList(storage: fresh, end: UInt32(fresh.used), live: remaining)
+        }
+        return HandlerList(storage: storage, end: end, live: remaining)
+    }
+
+    /// True when this view holds `handler`, live. O(1): the handler knows its place.
+    /// Lock held.
+    func contains(_ handler: Subscription) -> Bool {
+        guard let storage, handler.position < end else { return false }
+        return storage.entry(at: Int(handler.position)) == UnsafeRawPointer(Unmanaged.passUnretained(handler).toOpaque())
+    }
+
+    /// Calls `body` with each live handler, in order, retained. Lock held, or the view
+    /// borrowed by a pinned walk.
+    func forEachLiveLocked(_ body: (Subscription) -> Void) {
+        guard let storage else { return }
+        for index in 0..<Int(end) {
+            guard let raw = storage.entry(at: index) else { continue }
+            body(Unmanaged<Subscription>.fromOpaque(raw).takeUnretainedValue())
+        }
+    }
+
+    /// Calls `body` with each live handler in order until it returns false, lending
+    /// each one without reference counting (see `HandlerTable.forEachBorrowed`).
+    @inline(__always)
+    func forEachBorrowed(_ body: (Subscription) -> Bool) {
+        // The storage's address as a bit pattern, not a reference: binding the
+        // reference (`if let storage`) costs a retain and a release per list walked.
+        guard let object = unsafeBitCast(storage, to: UnsafeMutableRawPointer?.self) else { return }
+        let entries = (object + HandlerStorage.entriesOffset).assumingMemoryBound(to: UnsafeRawPointer?.self)
+        let end = Int(self.end)
+        var index = 0
+        while index < end {
+            // Entries below `end` are never null: one test skips removed ones.
+            let bits = HandlerStorage.loadBits(entries + index)
+            index += 1
+            if bits & HandlerStorage.removedBit != 0 { continue }
+            let handler = Unmanaged<Subscription>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+            if !handler._withUnsafeGuaranteedRef(body) { return }
+        }
+    }
+
+    /// The live handlers in order, retained. Lock held, or the view borrowed by a
+    /// pinned walk.
+    var handlers: [Subscription] {
+        var result: [Subscription] = []
+        result.reserveCapacity(count)
+        forEachLiveLocked { result.append($0) }
+        return result
+    }
+
+    /// A view of a fresh storage holding the live handlers: what a walk that gives
+    /// up its pin keeps (see `Plan.holdTables`). Taken while still pinned.
+    func detachedCopy() -> HandlerList {
+        guard storage != nil, live > 0 else { return .empty }
+        let fresh = HandlerStorage.make(capacity: Int(live), positioning: false)
+        forEachLiveLocked { fresh.append($0) }
+        return HandlerList(storage: fresh, end: UInt32(fresh.used), live: UInt32(fresh.used))
+    }
+}
+
+extension HandlerList: Sequence {
+    /// Iterates the live handlers, retaining each: for the walks that are not worth
+    /// borrowing (protocol events, deepest delivery, async requests).
+    struct Iterator: IteratorProtocol {
+        let list: HandlerList
+        var index = 0
+
+        mutating func next() -> Subscription? {
+            guard let storage = list.storage else { return nil }
+            while index < Int(list.end) {
+                let raw = storage.entry(at: index)
+                index += 1
+                if let raw { return Unmanaged<Subscription>.fromOpaque(raw).takeUnretainedValue() }
+            }
+            return nil
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(list: self) }
+
+    var underestimatedCount: Int { 0 }
+}
+
+/// The shared entries behind `HandlerList`s: each word is a handler's address,
+/// with bit 0 set once the handler was removed. The storage owns (holds a strong
+/// reference to) each entry until it is removed; removal hands the reference to the
+/// graph lock's retirement. One allocation: the entries are tail-allocated.
+///
+/// `used` and `room` are read and written under the exclusive lock only; walks
+/// read entries below their view's `end`, atomically, which a writer writes only to
+/// mark removed (entries at or past `used` are written before any view covers them,
+/// and the view is published under the lock).
+final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointer?> {
+    struct Header {
+        var used: Int
+        let capacity: Int
+        /// False for a walk's detached copy, whose handlers keep their place in the
+        /// node's own storage.
+        let positions: Bool
+    }
+
+    static var removedBit: UInt { 1 }
+
+    /// Where the entries start, from the object's address: after the heap object's
+    /// header (two words) and `Header`, aligned for an entry, as `ManagedBuffer` lays
+    /// them out (`make` checks it). Computed from constants, so it folds away.
+    @inline(__always)
+    static var entriesOffset: Int {
+        let alignment = MemoryLayout<UnsafeRawPointer?>.alignment
+        let headerOffset = (2 * MemoryLayout<Int>.size + MemoryLayout<Header>.alignment - 1) & ~(MemoryLayout<Header>.alignment - 1)
+        return (headerOffset + MemoryLayout<Header>.size + alignment - 1) & ~(alignment - 1)
+    }
+
+    static func make(capacity: Int, positioning: Bool = true) -> HandlerStorage {
+        let buffer = create(minimumCapacity: capacity) { _ in Header(used: 0, capacity: capacity, positions: positioning) }
+        let storage = unsafeDowncast(buffer, to: HandlerStorage.self)
+        assert(storage.withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } == Unmanaged.passUnretained(storage).toOpaque() + entriesOffset)
+        return storage
+    }
+
+    var used: Int { header.used }
+    /// How many entries fit (`ManagedBuffer.capacity` asks the allocator).
+    var room: Int { header.capacity }
+
+    /// Appends `handler`, retained, and records its place. Exclusive lock held, room
+    /// checked by the caller.
+    func append(_ handler: Subscription) {
+        withUnsafeMutablePointers { header, entries in
+            let index = header.pointee.used
+            (entries + index).initialize(to: UnsafeRawPointer(Unmanaged.passRetained(handler).toOpaque()))
+            header.pointee.used = index + 1
+            if header.pointee.positions { handler.position = UInt32(truncatingIfNeeded: index) }
+        }
+    }
+
+    /// The live handler at `index`, or nil when it was removed. Atomic.
+    @inline(__always)
+    func entry(at index: Int) -> UnsafeRawPointer? {
+        withUnsafeMutablePointerToElements { entries in
+            let raw = Self.load(entries + index)
+            return UInt(bitPattern: raw) & Self.removedBit != 0 ? nil : raw
+        }
+    }
+
+    /// Marks the entry at `index` removed; the storage stops owning it. Exclusive
+    /// lock held (no other writer), walks may be reading it.
+    func markRemoved(at index: Int) {
+        withUnsafeMutablePointerToElements { entries in
+            var expected = Self.load(entries + index)
+            guard let current = expected, UInt(bitPattern: current) & Self.removedBit == 0 else { return }
+            let marked = UnsafeRawPointer(bitPattern: UInt(bitPattern: current) | Self.removedBit)
+            _ = _stdlib_atomicCompareExchangeStrongPtr(object: entries + index, expected: &expected, desired: marked)
+        }
+    }
+
+    /// An acquiring load of one entry's word, as bits.
+    @inline(__always)
+    static func loadBits(_ entry: UnsafeMutablePointer<UnsafeRawPointer?>) -> UInt {
+        let target = UnsafeMutableRawPointer(entry).assumingMemoryBound(to: FlagWord?.self)
+        return UInt(bitPattern: _stdlib_atomicAcquiringLoadARCRef(object: target)?.toOpaque())
+    }
+
+    /// An acquiring load of one entry's word.
+    @inline(__always)
+    static func load(_ entry: UnsafeMutablePointer<UnsafeRawPointer?>) -> UnsafeRawPointer? {
+        // The primitive is typed for class references; it only loads the word and
+        // hands back its bit pattern, without retaining or dereferencing it.
+        let target = UnsafeMutableRawPointer(entry).assumingMemoryBound(to: FlagWord?.self)
+        guard let bits = _stdlib_atomicAcquiringLoadARCRef(object: target) else { return nil }
+        return UnsafeRawPointer(bits.toOpaque())
+    }
+
+    deinit {
+        withUnsafeMutablePointers { header, entries in
+            for index in 0..<header.pointee.used {
+                let raw = (entries + index).pointee
+                if let raw, UInt(bitPattern: raw) & Self.removedBit == 0 {
+                    Unmanaged<Subscription>.fromOpaque(raw).release()
+                }
+            }
+            entries.deinitialize(count: header.pointee.used)
+        }
+    }
+}
