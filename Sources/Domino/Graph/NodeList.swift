@@ -53,6 +53,7 @@ struct NodeList {
     /// True when the list has two links or more.
     var isMultiple: Bool { more != nil }
 
+    /// Exclusive lock held: a search may build a long list's index.
     func contains(_ node: DominoNode) -> Bool {
         let link = NodeLink(node)
         if first == link { return true }
@@ -66,7 +67,8 @@ struct NodeList {
             return
         }
         guard makeStoreUnique() else {
-            more = LinkStore.make([link], capacity: 1)
+            more = LinkStore.make(capacity: 1)
+            _ = more!.append(link)
             return
         }
         if let grown = more!.append(link) { more = grown }
@@ -162,12 +164,16 @@ struct NodeList {
 /// The links of a `NodeList` after its first, in order: one allocation, the links
 /// stored inline after a small header.
 ///
-/// Short lists are plain arrays: removal shifts the links after it. Lists longer
-/// than `indexedCount` keep an index from link to place, and removal leaves a hole
-/// (nil) so that order holds without shifting; the holes are squeezed out, and the
-/// index rebuilt, once they outnumber the links, so every operation costs amortized
-/// O(1) and a walk over the list O(links). Mutated under the exclusive lock only,
-/// after `NodeList` made it unique.
+/// A short list is a plain array: removal shifts the links after it. A list longer
+/// than `indexedCount` gets an index from link to place the first time it is
+/// searched (never just for appending: a parent that only gains children never pays
+/// for one), and keeps it up to date from then on; with an index, removal leaves a
+/// hole (nil) so that the order holds without shifting. Holes exist only in an
+/// indexed store, and are squeezed out once they outnumber the links, so every
+/// operation costs amortized O(1) and a walk over the list O(links).
+///
+/// Changed under the exclusive lock only, once `NodeList` made it unique; searching
+/// may build the index, so it needs the exclusive lock too.
 final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     struct Header {
         // Int32, not Int: keeps a two-link list's store within one malloc size class
@@ -179,7 +185,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
         var end: Int32
         var count: Int32
         var capacity: Int32
-        /// The place of each link, once there are more than `indexedCount`.
+        /// The place of each link, once a list longer than `indexedCount` was searched.
         var positions: [NodeLink: Int]?
     }
 
@@ -189,78 +195,74 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
     var isEmpty: Bool { count == 0 }
 
-    /// A store holding `links` in order, with room for at least `capacity` links.
-    static func make(_ links: some Collection<NodeLink>, capacity: Int) -> LinkStore {
-        let buffer = create(minimumCapacity: max(capacity, links.count)) { buffer in
+    /// An empty store with room for at least `capacity` links.
+    static func make(capacity: Int) -> LinkStore {
+        let buffer = create(minimumCapacity: capacity) { buffer in
             Header(start: 0, end: 0, count: 0, capacity: Int32(clamping: buffer.capacity), positions: nil)
         }
-        let store = unsafeDowncast(buffer, to: LinkStore.self)
-        store.withUnsafeMutablePointers { header, places in
+        return unsafeDowncast(buffer, to: LinkStore.self)
+    }
+
+    /// A store with the same links in order, without holes or index, with room for
+    /// at least `capacity` links.
+    func copy(capacity: Int) -> LinkStore {
+        let copy = Self.make(capacity: max(capacity, count))
+        copy.withUnsafeMutablePointers { header, places in
             var end = 0
-            for link in links {
+            forEach { link in
                 (places + end).initialize(to: link)
                 end += 1
             }
             header.pointee.end = Int32(end)
             header.pointee.count = Int32(end)
-            if end > indexedCount {
-                var positions: [NodeLink: Int] = [:]
-                positions.reserveCapacity(end)
-                for place in 0..<end { positions[places[place]!] = place }
-                header.pointee.positions = positions
-            }
         }
-        return store
+        return copy
     }
 
-    /// A store with the same links in order and no holes, with room for `capacity`.
-    func copy(capacity: Int) -> LinkStore {
-        var links: [NodeLink] = []
-        links.reserveCapacity(count)
-        forEach { links.append($0) }
-        return Self.make(links, capacity: capacity)
-    }
-
-    /// The place of `link`, or nil when the list lacks it.
+    /// The place of `link`, or nil when the list lacks it. Exclusive lock held.
     func place(of link: NodeLink) -> Int? {
         withUnsafeMutablePointers { header, places in
-            if let positions = header.pointee.positions { return positions[link] }
-            for place in Int(header.pointee.start)..<Int(header.pointee.end) where places[place] == link {
-                return place
+            if header.pointee.positions == nil && !Self.index(header, places) {
+                for place in 0..<Int(header.pointee.end) where places[place] == link {
+                    return place
+                }
+                return nil
             }
-            return nil
+            return header.pointee.positions![link]
         }
+    }
+
+    /// Builds the index of a long list that has none; returns false for a short list
+    /// (no index: scanning is cheaper).
+    private static func index(_ header: UnsafeMutablePointer<Header>, _ places: UnsafeMutablePointer<NodeLink?>) -> Bool {
+        guard header.pointee.count > indexedCount else { return false }
+        var positions: [NodeLink: Int] = [:]
+        // As many as the store holds: appends then never resize the index.
+        positions.reserveCapacity(Int(header.pointee.capacity))
+        for place in Int(header.pointee.start)..<Int(header.pointee.end) {
+            if let link = places[place] { positions[link] = place }
+        }
+        header.pointee.positions = positions
+        return true
     }
 
     /// Appends `link`, or returns a larger store holding the links and `link` when
     /// this one is full.
     func append(_ link: NodeLink) -> LinkStore? {
-        withUnsafeMutablePointers { header, places in
+        let appended: Bool = withUnsafeMutablePointers { header, places in
             let end = Int(header.pointee.end)
-            guard end < Int(header.pointee.capacity) else {
-                let count = Int(header.pointee.count)
-                var links: [NodeLink] = []
-                links.reserveCapacity(count + 1)
-                forEach { links.append($0) }
-                links.append(link)
-                // Doubles the links held, not the places used: holes are dropped.
-                return Self.make(links, capacity: 2 * (count + 1))
-            }
+            guard end < Int(header.pointee.capacity) else { return false }
             (places + end).initialize(to: link)
             header.pointee.end += 1
             header.pointee.count += 1
-            if header.pointee.positions != nil {
-                header.pointee.positions![link] = end
-            } else if header.pointee.count > Self.indexedCount {
-                var positions: [NodeLink: Int] = [:]
-                positions.reserveCapacity(2 * Int(header.pointee.count))
-                for place in Int(header.pointee.start)...end {
-                    if let link = places[place] { positions[link] = place }
-                }
-                header.pointee.positions = positions
-            }
-            return nil
+            if header.pointee.positions != nil { header.pointee.positions![link] = end }
+            return true
         }
+        if appended { return nil }
+        // Doubles the links held, not the places used: holes are dropped.
+        let grown = copy(capacity: 2 * (count + 1))
+        _ = grown.append(link)
+        return grown
     }
 
     /// Removes the link at `place` (a place `place(of:)` found), keeping the order.
@@ -279,24 +281,25 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// Removes and returns the first link.
     func removeFirst() -> NodeLink? {
         withUnsafeMutablePointers { header, places in
+            if header.pointee.positions == nil && !Self.index(header, places) {
+                guard header.pointee.count > 0, let link = places[0] else { return nil }
+                header.pointee.count -= 1
+                Self.close(0, in: header, places)
+                return link
+            }
             for place in Int(header.pointee.start)..<Int(header.pointee.end) {
                 guard let link = places[place] else { continue }
                 header.pointee.count -= 1
-                if header.pointee.positions != nil {
-                    header.pointee.positions![link] = nil
-                    places[place] = nil
-                    header.pointee.start = Int32(place + 1)
-                } else {
-                    Self.close(place, in: header, places)
-                }
+                header.pointee.positions![link] = nil
+                places[place] = nil
+                header.pointee.start = Int32(place + 1)
                 return link
             }
             return nil
         }
     }
 
-    /// Shifts the links after `place` down by one, in a short list (no holes, at most
-    /// `indexedCount` links).
+    /// Shifts the links after `place` down by one, in a short list (no holes).
     private static func close(_ place: Int, in header: UnsafeMutablePointer<Header>, _ places: UnsafeMutablePointer<NodeLink?>) {
         let end = Int(header.pointee.end)
         for index in place..<(end - 1) { places[index] = places[index + 1] }
