@@ -327,17 +327,26 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
         }
     }
 
+    @inline(__always)
     func forEach(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            for place in Int(header.pointee.start)..<Int(header.pointee.end) {
+            var place = Int(header.pointee.start)
+            let end = Int(header.pointee.end)
+            while place < end {
                 if let link = places[place] { body(link) }
+                place += 1
             }
         }
     }
 
+    /// Walks down (broadcast, raise) list children through it.
+    @inline(__always)
     func forEachReversed(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            for place in (Int(header.pointee.start)..<Int(header.pointee.end)).reversed() {
+            let start = Int(header.pointee.start)
+            var place = Int(header.pointee.end)
+            while place > start {
+                place -= 1
                 if let link = places[place] { body(link) }
             }
         }
