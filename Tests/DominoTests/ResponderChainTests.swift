@@ -346,3 +346,75 @@ struct ResponderChainConcurrencyTests {
         #expect(wrong.value == 0)
     }
 }
+
+/// Chains of responders whose nodes were never posted from: the first post reads the
+/// whole chain (and whatever it is mounted at) before it delivers.
+@Suite("Responder chain: deep and fresh chains", .checksLeaks)
+struct DeepResponderChainTests {
+    /// `count` responders, each leading to the next, with a node each (`r0` at the bottom).
+    private func makeResponderChain(_ count: Int) -> (responders: [SwappableResponder], nodes: [DominoNode]) {
+        let responders = (0..<count).map { _ in SwappableResponder() }
+        for index in 0..<(count - 1) { responders[index].setNext(responders[index + 1]) }
+        let nodes = responders.enumerated().map { DominoNode(label: "r\($0.offset)", responder: $0.element) }
+        return (responders, nodes)
+    }
+
+    @Test func firstPostOnADeepChainReachesEveryNodeInChainOrder() {
+        let (responders, nodes) = makeResponderChain(2_000)
+        let log = Log<String>()
+        for node in nodes { record(Ping.self, at: node, into: log) }
+        let result = nodes[0].post(Ping(value: 0))
+        #expect(result.nodesVisited == 2_000)
+        #expect(log.entries == nodes.map { $0.label! })
+        withExtendedLifetime(responders) {}
+    }
+
+    @Test func routeOfAFreshDeepChainListsEveryNodeInChainOrder() {
+        let (responders, nodes) = makeResponderChain(2_000)
+        #expect(nodes[0].routeNodes.map(\.label) == nodes.map(\.label))
+        withExtendedLifetime(responders) {}
+    }
+
+    @Test func firstPostFromTheBottomOfAChainWhoseUpperPartWasReadReachesEveryNode() {
+        let (responders, nodes) = makeResponderChain(1_000)
+        nodes[600].post(Ping(value: 0))
+        let log = Log<String>()
+        for node in nodes { record(Ping.self, at: node, into: log) }
+        nodes[0].post(Ping(value: 1))
+        #expect(log.entries == nodes.map { $0.label! })
+        withExtendedLifetime(responders) {}
+    }
+
+    @Test func firstPostFollowsTheChainsOfNodesMountedAlongAFreshChain() {
+        // r0 > r1 > r2 > r3 by the chain; r1 is also mounted at `plain`, which is
+        // mounted at q, whose chain leads to s: q and s are met only on the way.
+        let (responders, nodes) = makeResponderChain(4)
+        let s = SwappableResponder(), q = SwappableResponder()
+        q.setNext(s)
+        let sNode = DominoNode(label: "s", responder: s), qNode = DominoNode(label: "q", responder: q)
+        let plain = DominoNode(label: "plain")
+        nodes[1].mount(at: plain)
+        plain.mount(at: qNode)
+        let log = Log<String>()
+        for node in nodes + [plain, qNode, sNode] { record(Ping.self, at: node, into: log) }
+        nodes[0].post(Ping(value: 0))
+        #expect(log.entries == ["r0", "r1", "r2", "r3", "plain", "q", "s"])
+        withExtendedLifetime((responders, s, q)) {}
+    }
+
+    @Test func firstPostsRacingOnAFreshDeepChainEachReachTheTopOnce() {
+        let wrong = Counter()
+        for _ in 0..<100 {
+            let (responders, nodes) = makeResponderChain(200)
+            let top = Counter()
+            nodes[199].subscribe(Ping.self, on: .postingThread) { _ in top.increment() }
+            runConcurrently(4) { worker in
+                let result = nodes[worker * 10].post(Ping(value: worker))
+                if result.nodesVisited != 200 - worker * 10 { wrong.increment() }
+            }
+            if top.value != 4 { wrong.increment() }
+            withExtendedLifetime(responders) {}
+        }
+        #expect(wrong.value == 0)
+    }
+}

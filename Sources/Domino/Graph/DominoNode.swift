@@ -200,7 +200,10 @@ public final class DominoNode: @unchecked Sendable {
     public var children: [DominoNode] {
         graphLock.withShared {
             var links = childLinks.links
-            responderLink?.followers.links.forEach { if !links.contains($0) { links.append($0) } }
+            if let followers = responderLink?.followers, !followers.isEmpty {
+                var listed = Set(links)
+                followers.forEachLink { if listed.insert($0).inserted { links.append($0) } }
+            }
             return links.compactMap { $0.retainIfAlive() }
         }
     }

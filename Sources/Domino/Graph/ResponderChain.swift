@@ -210,14 +210,35 @@ extension DominoNode {
     /// The responder nodes on the route from `start` not yet refreshed, retained so
     /// that they can be used outside the lock. Lock held.
     static func respondersOnRoute(from start: DominoNode, skipping refreshed: [ObjectIdentifier]) -> [DominoNode] {
+        // A set once there are more than a few: the walk after a deep chain was read
+        // skips every node of it.
+        let skipped = refreshed.count > 16 ? Set(refreshed) : nil
         var pending: [DominoNode] = []
         Route.walk(from: start) { node in
-            if node.responderLink != nil, !refreshed.contains(ObjectIdentifier(node)),
-               let retained = NodeLink(node).retainIfAlive() {
-                pending.append(retained)
-            }
+            guard node.responderLink != nil else { return }
+            let id = ObjectIdentifier(node)
+            if skipped?.contains(id) ?? refreshed.contains(id) { return }
+            if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
         }
         return pending
+    }
+
+    /// Appends to `queue` the responder nodes on the route from `link`'s successor
+    /// that are not in `seen`, in route order, retained; marks every node it passes
+    /// in `seen` and goes no further up from a node already there (its route was
+    /// listed when it was marked). Shared lock held.
+    private static func appendResponders(above link: ResponderLink, to queue: inout [DominoNode], seen: inout Set<ObjectIdentifier>) {
+        guard let successor = link.successor else { return }
+        var stack = [successor]
+        while let next = stack.popLast() {
+            next.withNode { node in
+                guard seen.insert(ObjectIdentifier(node)).inserted else { return }
+                if node.responderLink != nil, let retained = next.retainIfAlive() { queue.append(retained) }
+                // Pushed in reverse, the successor last, so that they pop in route order.
+                node.parentLinks.forEachLinkReversed { stack.append($0) }
+                if let successor = node.responderLink?.successor { stack.append(successor) }
+            }
+        }
     }
 
     /// Resolves the successor of each node in `pending` (outside the lock: it calls
@@ -233,12 +254,26 @@ extension DominoNode {
     static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int) -> Bool {
         var generation = collected
         let onMainThread = DeliveryMode.mainThread.isCurrent(ThreadState.current)
-        for node in pending {
+        var queue = pending
+        // The nodes queued or refreshed, and those passed on the way to new ones; made
+        // when a link first changes.
+        var seen: Set<ObjectIdentifier>?
+        var next = 0
+        while next < queue.count {
+            let node = queue[next]
+            next += 1
             refreshed.append(ObjectIdentifier(node))
             guard let link = node.responderLink else { continue }
             if link.readsOnMainThreadOnly && !onMainThread { continue }
             guard case .resolved(let successor) = resolveSuccessor(of: link, from: node, onMainThread: onMainThread) else { continue }
-            generation = node.install(successor: successor, in: link)
+            let installed = node.install(successor: successor, in: link)
+            generation = installed.generation
+            guard installed.changed, let successor else { continue }
+            // Reads the chain above the new link now rather than after the caller's
+            // next walk: a fresh chain N deep would take N walks of up to N nodes.
+            if seen == nil { seen = Set(refreshed + queue[next...].map(ObjectIdentifier.init)) }
+            if seen!.contains(ObjectIdentifier(successor)) { continue }
+            graphLock.withShared { appendResponders(above: link, to: &queue, seen: &seen!) }
         }
         return generation != collected
     }
@@ -281,8 +316,9 @@ extension DominoNode {
 
     /// Makes `successor` this node's responder-chain successor.
     ///
-    /// - Returns: The link generation once it is installed.
-    private func install(successor resolved: DominoNode?, in link: ResponderLink) -> Int {
+    /// - Returns: The link generation once it is installed, and whether this call
+    ///   changed the link.
+    private func install(successor resolved: DominoNode?, in link: ResponderLink) -> (generation: Int, changed: Bool) {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
         let (successor, unchanged, generation) = graphLock.withShared { () -> (DominoNode?, Bool, Int) in
@@ -291,7 +327,7 @@ extension DominoNode {
             guard let current = link.successor else { return (successor, successor == nil, generation) }
             return (successor, successor.map { current.refers(to: $0) } ?? false, generation)
         }
-        if unchanged { return generation }
+        if unchanged { return (generation, false) }
         var closedCycle = false
         let installed = graphLock.withExclusive { _ -> Int in
             ResponderRegistry.generation &+= 1
@@ -311,6 +347,6 @@ extension DominoNode {
         if closedCycle, let successor {
             Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
-        return installed
+        return (installed, true)
     }
 }

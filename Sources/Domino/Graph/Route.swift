@@ -156,10 +156,11 @@ enum Route {
     /// True when mounting `child` at `parent` would close a cycle, that is when
     /// `parent` is `child` or one of its descendants. Exclusive lock held.
     ///
-    /// Searches up from `parent` and down from `child` in lockstep and stops as soon
-    /// as either side runs out, so the cost is bounded by the smaller side: O(1) when
-    /// a hierarchy is built top-down (the child is a new leaf) or bottom-up (the
-    /// parent is a new root).
+    /// Searches up from `parent` and down from `child` in lockstep, one link per
+    /// step, and stops as soon as either side runs out, so the cost is bounded by the
+    /// links of the smaller side: O(1) when a hierarchy is built top-down (the child
+    /// is a new leaf) or bottom-up (the parent is a new root), and O(1) per mount when
+    /// a node with many children is mounted at many parents with short routes.
     static func wouldCloseCycle(mounting child: DominoNode, at parent: DominoNode) -> Bool {
         if child === parent { return true }
         if child.childLinks.isEmpty && (child.responderLink?.followers.isEmpty ?? true) { return false }
@@ -180,35 +181,58 @@ enum Route {
         }
     }
 
+    /// A depth-first search for `target` that takes one link per step. A node's
+    /// links are read where they are stored, one at a time, rather than copied: a
+    /// node with N links would otherwise cost O(N) in the step that reaches it,
+    /// whatever the other side's size.
     private struct Search {
         enum Outcome { case found, exhausted, searching }
 
+        /// A node whose links are being followed, and how far.
+        struct Frame {
+            let link: NodeLink
+            /// Within the node's parents (children), then its responder links.
+            var cursor = 0
+            var inResponderLinks = false
+        }
+
         let target: NodeLink
         let upward: Bool
-        var stack: [NodeLink]
-        var visited = Set<NodeLink>()
+        var frames: [Frame]
+        var visited: Set<NodeLink>
 
         init(start: NodeLink, target: NodeLink, upward: Bool) {
             self.target = target
             self.upward = upward
-            stack = [start]
+            frames = [Frame(link: start)]
+            visited = [start]
         }
 
         mutating func step() -> Outcome {
-            guard let link = stack.popLast() else { return .exhausted }
-            if link == target { return .found }
-            if visited.insert(link).inserted {
-                link.withNode { node in
-                    if upward {
-                        stack.append(contentsOf: node.parentLinks.links)
-                        if let successor = node.responderLink?.successor { stack.append(successor) }
-                    } else {
-                        stack.append(contentsOf: node.childLinks.links)
-                        if let followers = node.responderLink?.followers { stack.append(contentsOf: followers.links) }
-                    }
-                }
+            guard var frame = frames.popLast() else { return .exhausted }
+            guard let next = frame.link.withNode({ nextLink(of: $0, after: &frame) }) else {
+                return .searching
             }
+            frames.append(frame)
+            if next == target { return .found }
+            if visited.insert(next).inserted { frames.append(Frame(link: next)) }
             return .searching
+        }
+
+        /// Upward: the parents, then the responder-chain successor. Downward: the
+        /// children, then the responder-chain followers.
+        private func nextLink(of node: DominoNode, after frame: inout Frame) -> NodeLink? {
+            if !frame.inResponderLinks {
+                let mounted = upward ? node.parentLinks.next(after: &frame.cursor) : node.childLinks.next(after: &frame.cursor)
+                if let mounted { return mounted }
+                frame.inResponderLinks = true
+                frame.cursor = 0
+            }
+            guard let responderLink = node.responderLink else { return nil }
+            if !upward { return responderLink.followers.next(after: &frame.cursor) }
+            guard frame.cursor == 0 else { return nil }
+            frame.cursor = 1
+            return responderLink.successor
         }
     }
 }
