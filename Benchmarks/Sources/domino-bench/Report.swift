@@ -211,7 +211,7 @@ enum Markdown {
                     row.value.map { value($0, row.unit) } ?? "",
                     row.nanosPerOperation.map(Format.nanos) ?? "",
                     row.detail,
-                    row.target.map { "≤ \(value($0, row.unit))" } ?? "",
+                    row.target.map { row.unit == .factor ? "≤ x\(Format.trim($0))" : "≤ \(Format.trim($0)) \(row.unit.rawValue)" } ?? "",
                     verdict,
                 ]
             }

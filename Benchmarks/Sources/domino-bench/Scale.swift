@@ -194,7 +194,7 @@ struct ScaleRunner {
                 rows.append(ScaleRow(
                     name: "\(phase).\(run.size)", value: seconds, unit: .seconds,
                     nanosPerOperation: seconds * 1e9 / Double(run.size),
-                    detail: "median of \(samples.count)",
+                    detail: samples.count == 1 ? "1 batch" : "median of \(samples.count) batches",
                     target: family.secondsTarget(phase, run.size), samples: samples
                 ))
             }

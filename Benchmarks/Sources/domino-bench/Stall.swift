@@ -20,6 +20,9 @@ struct LatencyHistogram {
     private(set) var count = 0
     private(set) var maximum: UInt64 = 0
 
+    /// How many latencies were over 1 ms.
+    var overOneMillisecond: Int { long.count { $0 > 1_000_000 } }
+
     @inline(__always)
     mutating func record(_ nanos: UInt64) {
         count += 1
@@ -79,8 +82,8 @@ enum Stall {
         }
 
         func micros(_ nanos: UInt64) -> Double { Double(nanos) / 1_000 }
-        let idleDetail = "\(idle.count) posts, no writer"
-        let detail = "\(contended.count) posts; writer: \(writes) subscribe+cancel at \(busyHandlers) handlers"
+        let idleDetail = "\(idle.count) posts, \(idle.overOneMillisecond) over 1 ms; no writer"
+        let detail = "\(contended.count) posts, \(contended.overOneMillisecond) over 1 ms; writer: \(writes) subscribe+cancel at \(busyHandlers) handlers"
         return [
             ScaleRow(name: "stall.idle.max", value: micros(idle.maximum), unit: .microseconds, nanosPerOperation: nil, detail: idleDetail, target: nil),
             ScaleRow(name: "stall.idle.p99", value: micros(idle.percentile(0.99)), unit: .microseconds, nanosPerOperation: nil, detail: idleDetail, target: nil),
