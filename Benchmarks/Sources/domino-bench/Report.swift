@@ -133,6 +133,18 @@ enum Format {
         String(format: value < 100 ? "%.2f" : "%.1f", value)
     }
 
+    /// Seconds to three significant digits: 0.0193, 1.81, 181.
+    static func seconds(_ value: Double) -> String {
+        "\(significant(value)) s"
+    }
+
+    /// Three significant digits, without an exponent.
+    static func significant(_ value: Double) -> String {
+        guard value > 0 else { return "0" }
+        let decimals = max(0, 2 - Int(log10(value).rounded(.down)))
+        return String(format: "%.\(decimals)f", value)
+    }
+
     static func ratio(_ value: Double) -> String {
         String(format: value < 10 ? "%.3f" : "%.2f", value)
     }
@@ -183,6 +195,29 @@ enum Markdown {
         )
     }
 
+    static func scale(_ rows: [ScaleRow]) -> String {
+        func value(_ value: Double, _ unit: ScaleRow.Unit) -> String {
+            unit == .factor ? "x\(Format.significant(value))" : "\(Format.significant(value)) \(unit.rawValue)"
+        }
+        return Format.table(
+            ["scale", "value", "ns/op", "detail", "target", "verdict"],
+            rows.map { row in
+                var verdict = Format.verdict(row.met)
+                if row.value == nil, let predicted = row.predicted, row.met == false {
+                    verdict += " (predicted \(value(predicted, row.unit)))"
+                }
+                return [
+                    row.name,
+                    row.value.map { value($0, row.unit) } ?? "",
+                    row.nanosPerOperation.map(Format.nanos) ?? "",
+                    row.detail,
+                    row.target.map { row.unit == .factor ? "≤ x\(Format.trim($0))" : "≤ \(Format.trim($0)) \(row.unit.rawValue)" } ?? "",
+                    verdict,
+                ]
+            }
+        )
+    }
+
     static func memory(_ figures: MemoryFigures) -> String {
         func row(_ name: String, _ value: Double?, _ limit: Double) -> [String] {
             [name, value.map { String(format: "%.1f", $0) } ?? "n/a", "≤ \(Format.trim(limit))", Format.verdict(value.map { $0 <= limit })]
@@ -202,16 +237,24 @@ enum Markdown {
 
 /// The `--json` file. `results` and `memory` are the documented schema; a value
 /// that does not apply is written as null, never left out. `target`, `met`,
-/// `samples_ns`, `machine` and `mode` are extra context for a reader.
+/// `samples_ns`, `machine` and `mode` are extra context for a reader. `scale` holds
+/// the scale and stall rows: `value` in `unit` (`s`, `µs`, or `x` for growth per
+/// 10x N), null when skipped, with `predicted` then; `target` is in `unit` too, and
+/// `samples` are the seconds of each batch.
 struct JSONReport: Encodable {
     let results: [ResultRow]
+    let scale: [ScaleRow]
     let memory: MemoryFigures?
     let samples: [String: [Double]]
     let machine: Machine
     let mode: String
 
     enum Keys: String, CodingKey {
-        case results, memory, machine, mode
+        case results, scale, memory, machine, mode
+    }
+
+    enum ScaleKeys: String, CodingKey {
+        case name, value, unit, ns_per_op, detail, target, met, predicted, samples
     }
 
     enum RowKeys: String, CodingKey {
@@ -235,6 +278,19 @@ struct JSONReport: Encodable {
             try item.encode(row.target?.description, forKey: .target)
             try item.encode(row.met, forKey: .met)
             try item.encode(samples[row.name]?.map { rounded($0, 2) }, forKey: .samples_ns)
+        }
+        var scaleList = container.nestedUnkeyedContainer(forKey: .scale)
+        for row in scale {
+            var item = scaleList.nestedContainer(keyedBy: ScaleKeys.self)
+            try item.encode(row.name, forKey: .name)
+            try item.encode(row.value.map { rounded($0, 6) }, forKey: .value)
+            try item.encode(row.unit.rawValue, forKey: .unit)
+            try item.encode(row.nanosPerOperation.map { rounded($0, 2) }, forKey: .ns_per_op)
+            try item.encode(row.detail, forKey: .detail)
+            try item.encode(row.target, forKey: .target)
+            try item.encode(row.met, forKey: .met)
+            try item.encode(row.predicted.map { rounded($0, 6) }, forKey: .predicted)
+            try item.encode(row.samples.map { rounded($0, 6) }, forKey: .samples)
         }
         var memoryItem = container.nestedContainer(keyedBy: MemoryKeys.self, forKey: .memory)
         try memoryItem.encode(memory?.bytesPerIdleNode.map { rounded($0, 1) }, forKey: .bytes_per_idle_node)

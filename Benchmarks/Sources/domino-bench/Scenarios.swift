@@ -29,8 +29,8 @@ struct Ask: Request {
 enum Scenarios {
     /// Every scenario, in report order (floors and baselines first), built only
     /// when its name matches `filter` (all when nil; see ``matches(_:_:)``), since
-    /// building the contended scenario starts threads and the noise scenario makes
-    /// 1,000 nodes.
+    /// building the contended scenario starts threads, the noise scenario makes
+    /// 1,000 nodes and `types.10000` subscribes to 10,000 types.
     static func all(filter: String?) -> [Scenario] {
         let builders: [(String, () -> Scenario)] = [
             ("closure.floor.1", { closureFloor(1) }),
@@ -58,7 +58,7 @@ enum Scenarios {
             ("raise.depth1", { raise(depth: 1) }),
             ("raise.depth10", { raise(depth: 10) }),
             ("raise.depth100", { raise(depth: 100) }),
-        ]
+        ] + largeNodes()
         return builders
             .filter { name, _ in filter.map { matches(name, $0) } ?? true }
             .map { name, build in

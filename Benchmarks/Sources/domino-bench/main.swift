@@ -20,7 +20,8 @@ struct Options {
     static let usage = """
     usage: domino-bench [--quick] [--json PATH] [--filter TEXT] [--samples N] [--ops N]
 
-      --quick         a smoke run of about a second (3 samples of ~5 ms each)
+      --quick         a smoke run (3 samples of ~5 ms each; scale rows up to 10,000
+                      and only where a batch takes under 0.5 s)
       --json PATH     also write the results as JSON to PATH
       --filter TEXT   run only scenarios whose names contain TEXT (TEXT$: whose
                       names end in TEXT); a ratio needs its baseline to run too.
@@ -95,6 +96,21 @@ if !rows.isEmpty {
     print()
 }
 
+// After the interleaved rounds, so the big batches they make and free do not
+// reshape the heap under the per-operation scenarios.
+var scaleRows = ScaleRunner(plan: options.quick ? .quick : .full).measure(Scenarios.scale(filter: options.filter))
+if options.filter.map({ filter in Stall.rowNames.contains { Scenarios.matches($0, filter) } }) ?? true {
+    scaleRows += Stall.measure(seconds: options.quick ? 0.2 : 1) { message in
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+if !scaleRows.isEmpty {
+    print(Markdown.scale(scaleRows))
+    print()
+    print("growth = a phase's time per 10x N (linear 10, quadratic 100); a skipped size's verdict uses its predicted time.")
+    print()
+}
+
 // Last, so the 100,000 nodes it makes and frees do not reshape the heap under
 // the timed scenarios.
 let memory = options.measuresMemory ? MemoryFigures.measure() : nil
@@ -106,6 +122,7 @@ if let memory {
 if let path = options.jsonPath {
     let report = JSONReport(
         results: rows,
+        scale: scaleRows,
         memory: memory,
         samples: Dictionary(uniqueKeysWithValues: measurements.map { ($0.scenario.name, $0.samples) }),
         machine: machine,
