@@ -119,10 +119,13 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         var ended: [SignalSubscription]?
         let base = reading.list._withUnsafeGuaranteedRef { $0.base }
         for index in 0..<reading.count {
-            guard let slot = ObserverList.load(base + index) else { continue }
-            slot._withUnsafeGuaranteedRef { subscription in
+            ObserverList.load(base + index)._withUnsafeGuaranteedRef { subscription in
+                // Tested before the downcast: a cleared slot holds a placeholder of
+                // another class, always cancelled (see ObserverList.cleared).
+                let state = subscription.flags.load()
+                guard state & ObserverFlags.ended == 0 else { return }
                 let entry = unsafeDowncast(subscription, to: SignalEntry<repeat each Value>.self)
-                if entry.deliver(repeat each value).endsObservation {
+                if entry.deliver(flags: state, repeat each value).endsObservation {
                     if ended == nil { ended = [] }
                     ended?.append(subscription)
                 }

@@ -127,12 +127,8 @@ class SignalCore: @unchecked Sendable {
     private final func relistLocked(appending entry: SignalSubscription? = nil) -> ObserverList {
         let needed = listed + (entry == nil ? 0 : 1)
         let fresh = ObserverList(capacity: needed == 0 ? 0 : max(2 * needed, 8))
-        for index in 0..<list.count {
-            guard let address = list.base[index] else { continue }
-            let kept = Unmanaged<SignalSubscription>.fromOpaque(address).takeUnretainedValue()
-            if kept.slot >= 0 {
-                fresh.append(kept)
-            }
+        list.forEachEntry { kept in
+            if kept.slot >= 0 { fresh.append(kept) }
         }
         if let entry {
             fresh.append(entry)
