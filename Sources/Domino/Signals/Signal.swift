@@ -114,13 +114,18 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         guard let reading else { return }
 
         // The fire holds the list (see ObserverList), and the list its entries, so the
-        // entries are used without retaining them.
+        // entries are used without retaining them. No slot below `count` changes
+        // while the fire holds the list.
         var ended: [SignalSubscription]?
-        let (base, count) = reading._withUnsafeGuaranteedRef { ($0.base, $0.count) }
-        for index in 0..<count {
-            base[index]._withUnsafeGuaranteedRef { subscription in
+        let base = reading.list._withUnsafeGuaranteedRef { $0.base }
+        for index in 0..<reading.count {
+            ObserverList.load(base + index)._withUnsafeGuaranteedRef { subscription in
+                // Tested before the downcast: a cleared slot holds a placeholder of
+                // another class, always cancelled (see ObserverList.cleared).
+                let state = subscription.flags.load()
+                guard state & ObserverFlags.ended == 0 else { return }
                 let entry = unsafeDowncast(subscription, to: SignalEntry<repeat each Value>.self)
-                if entry.deliver(repeat each value).endsObservation {
+                if entry.deliver(flags: state, repeat each value).endsObservation {
                     if ended == nil { ended = [] }
                     ended?.append(subscription)
                 }
@@ -128,7 +133,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         }
         // Released after the callbacks: if the list was replaced meanwhile, this may
         // be its last reference, and with it an entry's.
-        reading.release()
+        reading.list.release()
         if let ended {
             core.remove(ended, cancelling: false)
         }
@@ -372,7 +377,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         set {
             let count = core.withLock {
                 core.maxSubscriptions = newValue
-                return core.list.count
+                return core.listed
             }
             guard count > newValue else { return }
             let live = core.purge()
@@ -436,7 +441,7 @@ extension Signal: CustomStringConvertible, CustomDebugStringConvertible {
     /// The signal's type and how many subscriptions it lists, as
     /// `Signal<Int>(2 subscriptions)`.
     public var description: String {
-        let count = core.withLock { core.list.count }
+        let count = core.withLock { core.listed }
         return "\(core.typeName)(\(count) subscription\(count == 1 ? "" : "s"))"
     }
 

@@ -15,6 +15,10 @@
 /// - Every `var` below is read and written only under `mutex`, which is why the
 ///   runtime's exclusivity checks are switched off for them.
 /// - A fire retains the list it iterates (see ``ObserverList``).
+/// - The filled slots of `list` hold the `listed` subscriptions, each knowing its
+///   slot, in order; once a change is done, the cleared slots among them are never
+///   more than the filled ones (so a fire passes at most twice as many slots as
+///   there are subscriptions).
 /// - No user code runs under the lock and no user object's last release happens
 ///   under it: whatever a change takes out (entries, lists, earlier values, a
 ///   replaced hook) is handed back and released after unlocking.
@@ -24,15 +28,17 @@ class SignalCore: @unchecked Sendable {
 
     private let mutex: UnsafeMutableRawPointer
 
-    /// The current subscriptions.
-    @usableFromInline @exclusivity(unchecked) var list = ObserverList([])
+    /// The current subscriptions (see ``ObserverList``).
+    @usableFromInline @exclusivity(unchecked) var list = ObserverList(capacity: 0)
+    /// How many subscriptions `list` holds (its filled slots).
+    @exclusivity(unchecked) var listed = 0
     @exclusivity(unchecked) var maxSubscriptions: Int
     /// How many times ``Signal/fire(_:)`` ran (`Signal.fireCount`).
     @usableFromInline @exclusivity(unchecked) var fireCount = 0
-    /// The list length at which the next add purges subscriptions whose observer
-    /// died: twice the live count the last purge found (at least 8), so that a
-    /// signal whose observers come and go never lists more than about twice its
-    /// live subscriptions, and adding stays O(1) amortized apart from the copy.
+    /// The number of subscriptions at which the next add purges those whose
+    /// observer died: twice the live count the last purge found (at least 8), so
+    /// that a signal whose observers come and go never lists more than about twice
+    /// its live subscriptions, and adding stays O(1) amortized.
     @exclusivity(unchecked) var purgeAt = 8
     @exclusivity(unchecked) var subscriptionAdded: Hook?
     @exclusivity(unchecked) var subscriptionRemoved: Hook?
@@ -91,25 +97,68 @@ class SignalCore: @unchecked Sendable {
 
     // MARK: The list
 
-    /// The current subscriptions. Lock held.
+    /// The current subscriptions, in order. Lock held.
     final var observers: [SignalSubscription] {
         list.entries
     }
 
-    /// Makes `entries` the current list. Lock held. Returns the list it replaced,
-    /// for the caller to release after unlocking (it may hold the last reference to
-    /// an entry); fires still iterating it hold references of their own.
-    final func replaceLocked(with entries: [SignalSubscription]) -> ObserverList {
+    /// The current list, retained, and how many of its slots to read, for a fire
+    /// to iterate after unlocking; nil when there are no observers. Lock held.
+    @inlinable
+    final func listForFiringLocked() -> (list: Unmanaged<ObserverList>, count: Int)? {
+        let count = list.count
+        return count == 0 ? nil : (Unmanaged.passRetained(list), count)
+    }
+
+    /// Makes `fresh` the current list. Lock held. Returns the list it replaced, for
+    /// the caller to release after unlocking (it may hold the last reference to an
+    /// entry); fires still iterating it hold references of their own.
+    private final func replaceLocked(with fresh: ObserverList) -> ObserverList {
         let previous = list
-        list = ObserverList(entries)
+        list = fresh
         return previous
     }
 
-    /// The current list, retained, for a fire to iterate after unlocking; nil when
-    /// there are no observers. Lock held.
-    @inlinable
-    final func listForFiringLocked() -> Unmanaged<ObserverList>? {
-        list.count == 0 ? nil : Unmanaged.passRetained(list)
+    /// Copies the subscriptions into a new list with room for as many again (at
+    /// least 8 in all), followed by `entry` if given, and makes it the current list.
+    /// Subscriptions that left the list (`slot` -1) but whose slots could not be
+    /// cleared are left behind. Lock held. Returns the list it replaced (see
+    /// `replaceLocked(with:)`).
+    private final func relistLocked(appending entry: SignalSubscription? = nil) -> ObserverList {
+        let needed = listed + (entry == nil ? 0 : 1)
+        let fresh = ObserverList(capacity: needed == 0 ? 0 : max(2 * needed, 8))
+        list.forEachEntry { kept in
+            if kept.slot >= 0 { fresh.append(kept) }
+        }
+        if let entry {
+            fresh.append(entry)
+        }
+        return replaceLocked(with: fresh)
+    }
+
+    /// Takes `targets` out of the list and returns those that were in it, in the
+    /// order given, with the list they leave if it was replaced, for the caller to
+    /// release after unlocking. O(1) amortized per target (see ``ObserverList``).
+    /// Lock held.
+    private final func unlistLocked(_ targets: [SignalSubscription]) -> (removed: [SignalSubscription], previous: ObserverList?) {
+        // No fire holds the list when only the core references it, and none can
+        // start while the lock is held: the slots can be cleared in place.
+        let inPlace = isKnownUniquelyReferenced(&list)
+        var removed: [SignalSubscription] = []
+        for entry in targets where entry.slot >= 0 {
+            if inPlace {
+                // `targets` holds the entry: this is never its last release.
+                list.clear(entry.slot, holding: entry)
+            }
+            entry.slot = -1
+            listed -= 1
+            removed.append(entry)
+        }
+        guard !removed.isEmpty else { return (removed, nil) }
+        // Shared: fires read every slot, so the rest move to a new list. In place:
+        // cleared slots leave once they outnumber the filled ones.
+        let copies = !inPlace || list.count - listed > listed
+        return (removed, copies ? relistLocked() : nil)
     }
 
     /// Counts a fire in on this thread's nesting count (shared with posts), or
@@ -140,12 +189,19 @@ class SignalCore: @unchecked Sendable {
     // MARK: Adding and removing
 
     /// Appends `entry`. Returns how many subscriptions are listed now, the limit,
-    /// the length at which to purge, and the hook to call.
+    /// the number at which to purge, and the hook to call.
     final func add(_ entry: SignalSubscription) -> (listed: Int, limit: Int, purgeAt: Int, hook: Hook?) {
         lock()
-        let entries = observers + [entry]
-        let previous = replaceLocked(with: entries)
-        let result = (entries.count, maxSubscriptions, purgeAt, isClosed ? nil : subscriptionAdded)
+        var previous: ObserverList?
+        if list.hasRoom {
+            list.append(entry)
+        } else {
+            // Full: a new list with room for as many again, so that the copy's cost
+            // is spread over the adds that fill that room.
+            previous = relistLocked(appending: entry)
+        }
+        listed += 1
+        let result = (listed, maxSubscriptions, purgeAt, isClosed ? nil : subscriptionAdded)
         unlock()
         withExtendedLifetime(previous) {}
         return result
@@ -153,7 +209,7 @@ class SignalCore: @unchecked Sendable {
 
     /// Removes `targets` from the list, marking them cancelled first when
     /// `cancelling`, and calls `subscriptionRemoved` for each one that was still listed,
-    /// on this thread, after unlocking.
+    /// on this thread, after unlocking. O(1) amortized per target.
     ///
     /// Entries spent by a one-shot fire and entries whose observer died are removed
     /// without the cancelled mark: a spent observer's claimed delivery may still be
@@ -165,18 +221,11 @@ class SignalCore: @unchecked Sendable {
             // Before the lock, so that fires already running see it as soon as possible.
             for entry in targets { entry.flags.insert(ObserverFlags.cancelled) }
         }
-        var removed: [SignalSubscription] = []
         lock()
-        var kept = observers
-        kept.removeAll { entry in
-            guard targets.contains(where: { $0 === entry }) else { return false }
-            removed.append(entry)
-            return true
-        }
-        let previous = removed.isEmpty ? nil : replaceLocked(with: kept)
+        let (removed, previous) = unlistLocked(targets)
         let hook = isClosed ? nil : subscriptionRemoved
         unlock()
-        // Released after unlocking: they may hold an entry's last reference.
+        // Released after unlocking (see `replaceLocked(with:)`).
         withExtendedLifetime(previous) {}
         for entry in cancelling ? targets : removed { entry.endOperators() }
         if let hook {
@@ -194,18 +243,30 @@ class SignalCore: @unchecked Sendable {
         let dead = snapshot.filter { !$0.isObserverAlive }
         remove(dead, cancelling: false)
         return withLock {
-            purgeAt = max(2 * list.count, 8)
-            return list.count
+            purgeAt = max(2 * listed, 8)
+            return listed
         }
+    }
+
+    /// Empties the list. Lock held. Returns the subscriptions, in order, and the
+    /// list they were in, for the caller to release after unlocking.
+    private final func removeAllLocked() -> (entries: [SignalSubscription], list: ObserverList) {
+        let removed = observers
+        for entry in removed {
+            entry.slot = -1
+        }
+        listed = 0
+        return (removed, replaceLocked(with: ObserverList(capacity: 0)))
     }
 
     /// Empties the list, cancelling every entry, and calls `subscriptionRemoved` for
     /// each.
     final func removeAll() {
         lock()
-        let removed = replaceLocked(with: []).entries
+        let (removed, previous) = removeAllLocked()
         let hook = isClosed ? nil : subscriptionRemoved
         unlock()
+        withExtendedLifetime(previous) {}
         for entry in removed {
             entry.flags.insert(ObserverFlags.cancelled)
             entry.endOperators()
@@ -221,11 +282,12 @@ class SignalCore: @unchecked Sendable {
     final func close() {
         lock()
         isClosed = true
-        let removed = replaceLocked(with: []).entries
+        let (removed, previous) = removeAllLocked()
         let hooks = (subscriptionAdded, subscriptionRemoved)
         subscriptionAdded = nil
         subscriptionRemoved = nil
         unlock()
+        withExtendedLifetime(previous) {}
         for entry in removed {
             entry.flags.insert(ObserverFlags.cancelled)
             entry.endOperators()

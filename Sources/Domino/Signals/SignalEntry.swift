@@ -71,7 +71,13 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// fire loop: about 20 instructions more per subscription.)
     @inlinable
     func deliver(_ value: repeat each Value) -> SignalDelivery {
-        let state = flags.load()
+        deliver(flags: flags.load(), repeat each value)
+    }
+
+    /// `deliver(_:)` with the flags already loaded (a fire loads them to skip cleared
+    /// slots; see ``ObserverList/cleared``).
+    @inlinable
+    func deliver(flags state: UInt, _ value: repeat each Value) -> SignalDelivery {
         if state & ObserverFlags.ended != 0 { return .skipped }
         var delivered = SignalDelivery.delivered
         if state & ObserverFlags.cancelsAfterNextFire != 0 {

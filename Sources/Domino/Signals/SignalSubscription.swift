@@ -32,10 +32,10 @@
 ///
 /// Every member is safe to call from any thread, from inside any callback.
 ///
-/// Invariant (for `@unchecked Sendable`): `currentMode` is read and written only
-/// under the core's lock; everything else is immutable, or atomic (`flags`). The
-/// node-side state inherited from ``Subscription`` is never set: a signal's
-/// subscription belongs to no node.
+/// Invariant (for `@unchecked Sendable`): `currentMode` and `slot` are read and
+/// written only under the core's lock; everything else is immutable, or atomic
+/// (`flags`). The node-side state inherited from ``Subscription`` is never set: a
+/// signal's subscription belongs to no node.
 public class SignalSubscription: Subscription, @unchecked Sendable {
     /// The signal's state, kept alive by its subscriptions so that they can leave it
     /// after the signal deallocated.
@@ -45,6 +45,9 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     @usableFromInline let reference: ObserverReference
     let observerType: Any.Type
     @exclusivity(unchecked) var currentMode: DeliveryMode
+    /// Where the signal's current list holds this subscription, or -1 once it left
+    /// the list (or before it joined). Read and written under the core's lock.
+    @exclusivity(unchecked) var slot = -1
 
     init(core: SignalCore, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode) {
         self.core = core
