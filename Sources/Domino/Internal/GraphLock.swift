@@ -15,7 +15,8 @@
 /// reference count that two threads posting at once would bounce between their
 /// cores (read-copy-update with epochs):
 /// - A walk *pins* its stripe while it runs: one of two counts next to the
-///   stripe's mutex, chosen by the parity of the current epoch.
+///   stripe's mutex, chosen by the parity of the current epoch; taken under the
+///   stripe, given back atomically without it.
 /// - A writer that replaces a table while any walk is pinned *retires* the old one
 ///   to a limbo, stamped with the current epoch, instead of releasing it.
 /// - The epoch advances (new walks then pin the other parity) once the other
@@ -48,17 +49,20 @@ final class GraphLock: @unchecked Sendable {
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
     /// tables wait. Guarded by the exclusive lock.
     @exclusivity(unchecked) private var limbo: [(tables: [AnyObject], epoch: UInt, young: Bool)] = []
-    /// True while `limbo` holds tables; readable under any one stripe, like `epoch`.
-    @exclusivity(unchecked) private var limboHoldsTables = false
+    /// Where the word that says whether `limbo` holds anything lives: after the
+    /// stripes, on a cache line of its own. Written under the exclusive lock, read
+    /// by `unpin` without any (atomically, as the pin counts are).
+    private static var limboFlagOffset: Int { stripeCount * stripeStride }
 
     init() {
         precondition(PlatformMutex.size <= Self.pinsOffset)
-        base = .allocate(byteCount: Self.stripeCount * Self.stripeStride, alignment: Self.stripeStride)
+        base = .allocate(byteCount: Self.limboFlagOffset + Self.stripeStride, alignment: Self.stripeStride)
         for stripe in 0..<Self.stripeCount {
             PlatformMutex.initialize(base + stripe * Self.stripeStride)
-            pins(stripe, parity: 0).initialize(to: 0)
-            pins(stripe, parity: 1).initialize(to: 0)
+            pins(stripe, parity: 0).initializeMemory(as: Int.self, to: 0)
+            pins(stripe, parity: 1).initializeMemory(as: Int.self, to: 0)
         }
+        (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
     }
 
     /// The current epoch, for stamping new tables. The caller holds a stripe.
@@ -71,34 +75,65 @@ final class GraphLock: @unchecked Sendable {
         return limbo.reduce(0) { $0 + $1.tables.count }
     }
 
-    /// How many walks on `stripe` pinned in epochs of `parity` are still running.
-    /// Guarded by the stripe.
+    /// The word counting the walks on `stripe` pinned in epochs of `parity` that are
+    /// still running. Atomic: a walk pins under its stripe but unpins without any
+    /// lock (a second lock round trip per post cost 50 instructions).
     @inline(__always)
-    private func pins(_ stripe: Int, parity: Int) -> UnsafeMutablePointer<Int> {
-        (base + stripe * Self.stripeStride + Self.pinsOffset + parity * MemoryLayout<Int>.stride)
-            .assumingMemoryBound(to: Int.self)
+    private func pins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
+        base + stripe * Self.stripeStride + Self.pinsOffset + parity * MemoryLayout<Int>.stride
     }
 
-    /// Marks a walk on `stripe` as borrowing tables. The caller holds the stripe.
+    /// Marks a walk on `stripe` as borrowing tables. The caller holds the stripe, so
+    /// no writer runs (writers hold every stripe).
     ///
     /// - Returns: The parity to unpin.
     @inline(__always)
     func pin(stripe: Int) -> Int {
         let parity = Int(epoch & 1)
-        pins(stripe, parity: parity).pointee += 1
+        _ = Self.atomicAdd(pins(stripe, parity: parity), 1)
         return parity
     }
 
-    /// Ends a walk's borrowing on `stripe` (taken here); releases the retired tables
-    /// that this makes safe.
+    /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
+    /// tables that this makes safe.
+    ///
+    /// A writer that retires tables sets the limbo flag, then checks the pins; this
+    /// decrements the pins, then checks the flag. Both are sequentially consistent
+    /// read-modify-writes followed by loads, so at least one of the two sees the
+    /// other: a table is never left in limbo after its last walk ended unnoticed.
     @inline(__always)
     func unpin(stripe: Int, parity: Int) {
-        lockShared(stripe: stripe)
-        let remaining = pins(stripe, parity: parity).pointee - 1
-        pins(stripe, parity: parity).pointee = remaining
-        let reclaim = remaining == 0 && limboHoldsTables
-        unlockShared(stripe: stripe)
-        if reclaim { reclaimRetired() }
+        let remaining = Self.atomicAdd(pins(stripe, parity: parity), -1)
+        if remaining == 0 && Self.atomicLoad(base + Self.limboFlagOffset) != 0 { reclaimRetired() }
+    }
+
+    /// Sets the limbo flag. Exclusive lock held.
+    private func setLimboFlag(_ holdsTables: Bool) {
+        let word = base + Self.limboFlagOffset
+        let current = Self.atomicLoad(word)
+        _ = Self.atomicAdd(word, (holdsTables ? 1 : 0) - current)
+    }
+
+    /// An acquiring load of the word at `word`.
+    @inline(__always)
+    private static func atomicLoad(_ word: UnsafeMutableRawPointer) -> Int {
+        // The standard library's word-sized primitives (see `ObserverFlags`): typed
+        // for class references, they only load and swap the word's bit pattern.
+        let target = word.assumingMemoryBound(to: FlagWord?.self)
+        return Int(bitPattern: UInt(bitPattern: _stdlib_atomicAcquiringLoadARCRef(object: target)?.toOpaque()))
+    }
+
+    /// Adds `delta` to the word at `word` (sequentially consistent); returns the sum.
+    @inline(__always)
+    private static func atomicAdd(_ word: UnsafeMutableRawPointer, _ delta: Int) -> Int {
+        let target = word.assumingMemoryBound(to: UnsafeRawPointer?.self)
+        var expected = UnsafeRawPointer(bitPattern: atomicLoad(word))
+        while true {
+            let sum = Int(bitPattern: UInt(bitPattern: expected)) &+ delta
+            if _stdlib_atomicCompareExchangeStrongPtr(object: target, expected: &expected, desired: UnsafeRawPointer(bitPattern: sum)) {
+                return sum
+            }
+        }
     }
 
     @inline(never)
@@ -113,7 +148,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
     private func drained(parity: Int) -> Bool {
-        (0..<Self.stripeCount).allSatisfy { pins($0, parity: parity).pointee == 0 }
+        (0..<Self.stripeCount).allSatisfy { Self.atomicLoad(pins($0, parity: parity)) == 0 }
     }
 
     /// Advances the epoch when it can and moves the limbo batches that are safe now
@@ -133,7 +168,7 @@ final class GraphLock: @unchecked Sendable {
             if safe { released += batch.tables }
             return safe
         }
-        limboHoldsTables = !limbo.isEmpty
+        setLimboFlag(!limbo.isEmpty)
     }
 
     /// Sends the tables `graveyard` retired to limbo when a walk may still borrow
@@ -159,6 +194,8 @@ final class GraphLock: @unchecked Sendable {
                     limbo.append((batch, epoch, isYoung))
                 }
             }
+            // The flag before the pins are read again (see `unpin`).
+            setLimboFlag(true)
             advanceLocked(releasing: &released)
         }
         for table in released { graveyard.add(table) }
