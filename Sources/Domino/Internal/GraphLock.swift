@@ -63,6 +63,7 @@ final class GraphLock: @unchecked Sendable {
             pins(stripe, parity: 1).initializeMemory(as: Int.self, to: 0)
         }
         (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
+        for stripe in 0..<Self.stripeCount { waiters(stripe).initializeMemory(as: Int.self, to: 0) }
     }
 
     /// The current epoch, for stamping new tables. The caller holds a stripe.
@@ -201,9 +202,30 @@ final class GraphLock: @unchecked Sendable {
         for table in released { graveyard.add(table) }
     }
 
+    /// How many readers wait for `stripe` (atomic; after its pin counts): a writer
+    /// that finds some when it unlocks lets them in before it writes again.
+    @inline(__always)
+    private func waiters(_ stripe: Int) -> UnsafeMutableRawPointer {
+        base + stripe * Self.stripeStride + Self.pinsOffset + 2 * MemoryLayout<Int>.stride
+    }
+
     @inline(__always)
     func lockShared(stripe: Int) {
-        PlatformMutex.lock(base + stripe * Self.stripeStride)
+        let mutex = base + stripe * Self.stripeStride
+        if PlatformMutex.tryLock(mutex) { return }
+        waitForShared(mutex, stripe: stripe)
+    }
+
+    /// A reader's wait for its stripe, counted so that a writer in a loop does not
+    /// starve it.
+    @inline(never)
+    private func waitForShared(_ mutex: UnsafeMutableRawPointer, stripe: Int) {
+        // A write holds the lock for about a microsecond: trying again for a few
+        // costs less than sleeping and being woken (tens of microseconds).
+        for _ in 0..<Self.readerSpins where PlatformMutex.tryLock(mutex) { return }
+        _ = Self.atomicAdd(waiters(stripe), 1)
+        PlatformMutex.lock(mutex)
+        _ = Self.atomicAdd(waiters(stripe), -1)
     }
 
     @inline(__always)
@@ -221,7 +243,26 @@ final class GraphLock: @unchecked Sendable {
         for stripe in (0..<Self.stripeCount).reversed() {
             PlatformMutex.unlock(base + stripe * Self.stripeStride)
         }
+        // Readers that waited for this write go first: a mutex lets the thread
+        // that unlocks take it again before a woken waiter runs, so a thread that
+        // writes in a loop would otherwise hold posts elsewhere back for as long
+        // as it loops (measured: posts at an unrelated node slowed a hundredfold,
+        // the 99th percentile at 135 µs).
+        for stripe in 0..<Self.stripeCount where Self.atomicLoad(waiters(stripe)) != 0 {
+            var turns = 0
+            while Self.atomicLoad(waiters(stripe)) != 0 && turns < Self.maximumTurnsForReaders {
+                PlatformMutex.yieldProcessor()
+                turns += 1
+            }
+        }
     }
+
+    /// How many times a reader tries a held stripe again before it sleeps.
+    private static let readerSpins = 256
+
+    /// How many times a writer yields for the readers of one stripe at most (a
+    /// reader that is itself descheduled must not hold the writer for long).
+    private static let maximumTurnsForReaders = 64
 
     /// Runs `body` as a reader on the calling thread's stripe.
     @inline(__always)

@@ -45,6 +45,17 @@ enum PlatformMutex {
         pthread_mutex_lock(raw.assumingMemoryBound(to: pthread_mutex_t.self))
     }
 
+    /// Takes the mutex if it is free; true when it did.
+    @inline(__always)
+    static func tryLock(_ raw: UnsafeMutableRawPointer) -> Bool {
+        pthread_mutex_trylock(raw.assumingMemoryBound(to: pthread_mutex_t.self)) == 0
+    }
+
+    /// Gives the processor to another thread that is ready to run, if any.
+    static func yieldProcessor() {
+        sched_yield()
+    }
+
     @inline(__always)
     static func unlock(_ raw: UnsafeMutableRawPointer) {
         pthread_mutex_unlock(raw.assumingMemoryBound(to: pthread_mutex_t.self))
