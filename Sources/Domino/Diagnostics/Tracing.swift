@@ -203,12 +203,9 @@ public enum Tracing {
                 GraphSettings.traceAllNodes = newValue
                 GraphSettings.refreshTraceAll()
                 // Writers are serialized by the lock: the swap always succeeds.
-                var expected = firesTraced.pointee
-                _ = _stdlib_atomicCompareExchangeStrongPtr(
-                    object: firesTraced,
-                    expected: &expected,
-                    desired: newValue ? UnsafeRawPointer(bitPattern: 1) : nil
-                )
+                let word = UnsafeMutableRawPointer(firesTraced)
+                var expected = AtomicWord.load(word)
+                _ = AtomicWord.compareExchange(word, expected: &expected, desired: newValue ? 1 : 0)
             }
         }
     }
@@ -220,10 +217,7 @@ public enum Tracing {
     /// variable that another thread writes.
     @inline(__always)
     static func tracesFires(_ word: UnsafeMutablePointer<UnsafeRawPointer?>) -> Bool {
-        // The primitive is typed for class references: it loads the word's bit
-        // pattern, without retaining or dereferencing it (see ObserverFlags).
-        let target = UnsafeMutableRawPointer(word).assumingMemoryBound(to: FlagWord?.self)
-        return _stdlib_atomicAcquiringLoadARCRef(object: target) != nil
+        AtomicWord.load(UnsafeMutableRawPointer(word)) != 0
     }
 
     /// Non-nil while ``isEnabledForAllNodes`` is on; only accessed atomically. Never

@@ -91,7 +91,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     func pin(stripe: Int) -> Int {
         let parity = Int(epoch & 1)
-        _ = Self.atomicAdd(pins(stripe, parity: parity), 1)
+        _ = AtomicWord.add(pins(stripe, parity: parity), 1)
         return parity
     }
 
@@ -104,37 +104,16 @@ final class GraphLock: @unchecked Sendable {
     /// other: a table is never left in limbo after its last walk ended unnoticed.
     @inline(__always)
     func unpin(stripe: Int, parity: Int) {
-        let remaining = Self.atomicAdd(pins(stripe, parity: parity), -1)
-        if remaining == 0 && Self.atomicLoad(base + Self.limboFlagOffset) != 0 { reclaimRetired() }
+        let remaining = AtomicWord.add(pins(stripe, parity: parity), -1)
+        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { reclaimRetired() }
     }
 
     /// Sets the limbo flag. Exclusive lock held.
     private func setLimboFlag(_ holdsTables: Bool) {
         let word = base + Self.limboFlagOffset
-        let current = Self.atomicLoad(word)
-        _ = Self.atomicAdd(word, (holdsTables ? 1 : 0) - current)
-    }
-
-    /// An acquiring load of the word at `word`.
-    @inline(__always)
-    private static func atomicLoad(_ word: UnsafeMutableRawPointer) -> Int {
-        // The standard library's word-sized primitives (see `ObserverFlags`): typed
-        // for class references, they only load and swap the word's bit pattern.
-        let target = word.assumingMemoryBound(to: FlagWord?.self)
-        return Int(bitPattern: UInt(bitPattern: _stdlib_atomicAcquiringLoadARCRef(object: target)?.toOpaque()))
-    }
-
-    /// Adds `delta` to the word at `word` (sequentially consistent); returns the sum.
-    @inline(__always)
-    private static func atomicAdd(_ word: UnsafeMutableRawPointer, _ delta: Int) -> Int {
-        let target = word.assumingMemoryBound(to: UnsafeRawPointer?.self)
-        var expected = UnsafeRawPointer(bitPattern: atomicLoad(word))
-        while true {
-            let sum = Int(bitPattern: UInt(bitPattern: expected)) &+ delta
-            if _stdlib_atomicCompareExchangeStrongPtr(object: target, expected: &expected, desired: UnsafeRawPointer(bitPattern: sum)) {
-                return sum
-            }
-        }
+        var current = AtomicWord.load(word)
+        // The only writer (exclusive lock held): the first exchange succeeds.
+        _ = AtomicWord.compareExchange(word, expected: &current, desired: holdsTables ? 1 : 0)
     }
 
     @inline(never)
@@ -149,7 +128,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
     private func drained(parity: Int) -> Bool {
-        (0..<Self.stripeCount).allSatisfy { Self.atomicLoad(pins($0, parity: parity)) == 0 }
+        (0..<Self.stripeCount).allSatisfy { AtomicWord.load(pins($0, parity: parity)) == 0 }
     }
 
     /// Advances the epoch when it can and moves the limbo batches that are safe now
@@ -223,9 +202,9 @@ final class GraphLock: @unchecked Sendable {
         // A write holds the lock for about a microsecond: trying again for a few
         // costs less than sleeping and being woken (tens of microseconds).
         for _ in 0..<Self.readerSpins where PlatformMutex.tryLock(mutex) { return }
-        _ = Self.atomicAdd(waiters(stripe), 1)
+        _ = AtomicWord.add(waiters(stripe), 1)
         PlatformMutex.lock(mutex)
-        _ = Self.atomicAdd(waiters(stripe), -1)
+        _ = AtomicWord.add(waiters(stripe), -1)
     }
 
     @inline(__always)
@@ -248,9 +227,9 @@ final class GraphLock: @unchecked Sendable {
         // writes in a loop would otherwise hold posts elsewhere back for as long
         // as it loops (measured: posts at an unrelated node slowed a hundredfold,
         // the 99th percentile at 135 µs).
-        for stripe in 0..<Self.stripeCount where Self.atomicLoad(waiters(stripe)) != 0 {
+        for stripe in 0..<Self.stripeCount where AtomicWord.load(waiters(stripe)) != 0 {
             var turns = 0
-            while Self.atomicLoad(waiters(stripe)) != 0 && turns < Self.maximumTurnsForReaders {
+            while AtomicWord.load(waiters(stripe)) != 0 && turns < Self.maximumTurnsForReaders {
                 PlatformMutex.yieldProcessor()
                 turns += 1
             }

@@ -2,17 +2,10 @@
 ///
 /// A fire reads an observer's flags once per delivery, from any thread, while
 /// `cancel()` or a change of ``SignalSubscription/cancelsAfterNextFire`` may write them
-/// from another: the word must be atomic. `Synchronization.Atomic` would be the
-/// natural type, but it needs iOS 18 / macOS 15 and signals deploy to iOS 17 /
-/// macOS 14. The standard library's own word-sized primitives used below are
-/// `@_transparent` / `@_alwaysEmitIntoClient`: they compile to one instruction each
-/// (an acquiring load, a sequentially consistent compare-and-swap) on every OS
-/// version, need nothing from the runtime, and the thread sanitizer sees them as the
-/// atomics they are.
+/// from another: the word must be atomic (see `AtomicWord`).
 ///
 /// The word lives in its own allocation so that its address never moves; it holds a
-/// small bit set, stored as a pointer's bit pattern because that is the type those
-/// primitives take. It is never dereferenced.
+/// small bit set, stored as a pointer's bit pattern. It is never dereferenced.
 @usableFromInline
 struct ObserverFlags: @unchecked Sendable {
     // Computed, not stored, so that inlined code folds them to constants.
@@ -55,11 +48,7 @@ struct ObserverFlags: @unchecked Sendable {
     /// The current flags (an acquiring load).
     @inlinable
     func load() -> UInt {
-        // The primitive is typed for class references; it only loads the word and
-        // hands back its bit pattern, without retaining or dereferencing it.
-        let target = UnsafeMutableRawPointer(word).assumingMemoryBound(to: FlagWord?.self)
-        guard let bits = _stdlib_atomicAcquiringLoadARCRef(object: target) else { return 0 }
-        return UInt(bitPattern: bits.toOpaque())
+        AtomicWord.load(UnsafeMutableRawPointer(word))
     }
 
     /// Sets `bits`; returns the flags as they were before.
@@ -93,17 +82,6 @@ struct ObserverFlags: @unchecked Sendable {
     /// One compare-and-swap; on failure `expected` becomes the current value.
     @inline(__always)
     private func exchange(expected: inout UInt, desired: UInt) -> Bool {
-        var current = UnsafeRawPointer(bitPattern: expected)
-        let won = _stdlib_atomicCompareExchangeStrongPtr(
-            object: word,
-            expected: &current,
-            desired: UnsafeRawPointer(bitPattern: desired)
-        )
-        expected = UInt(bitPattern: current)
-        return won
+        AtomicWord.compareExchange(UnsafeMutableRawPointer(word), expected: &expected, desired: desired)
     }
 }
-
-/// Only names the type the atomic load primitive wants; never instantiated.
-@usableFromInline
-final class FlagWord {}

@@ -85,9 +85,7 @@ final class ObserverList: @unchecked Sendable {
     /// fires.
     @inlinable
     static func load(_ slot: UnsafeMutablePointer<UnsafeRawPointer?>) -> Unmanaged<SignalSubscription> {
-        // The primitive is typed for class references; it loads the address
-        // without retaining it (see ObserverFlags).
-        _stdlib_atomicAcquiringLoadARCRef(object: UnsafeMutableRawPointer(slot).assumingMemoryBound(to: SignalSubscription?.self)).unsafelyUnwrapped
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: AtomicWord.load(UnsafeMutableRawPointer(slot))).unsafelyUnwrapped)
     }
 
     /// True when `append(_:)` has a free slot. Lock held.
@@ -107,9 +105,9 @@ final class ObserverList: @unchecked Sendable {
     /// reference to it; the caller must hold another. Only while the list is
     /// uniquely referenced. Lock held.
     func clear(_ index: Int, holding entry: SignalSubscription) {
-        var expected: UnsafeRawPointer? = UnsafeRawPointer(Unmanaged.passUnretained(entry).toOpaque())
+        var expected = UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque())
         // Atomic for the sanitizer's sake only (see above): nothing else writes it.
-        _ = _stdlib_atomicCompareExchangeStrongPtr(object: base + index, expected: &expected, desired: Self.clearedAddress)
+        _ = AtomicWord.compareExchange(UnsafeMutableRawPointer(base + index), expected: &expected, desired: UInt(bitPattern: Self.clearedAddress))
         Unmanaged.passUnretained(entry).release()
     }
 

@@ -82,11 +82,7 @@ struct HandlerList: @unchecked Sendable {
     /// Calls `body` with each live handler, in order, retained. Lock held, or the view
     /// borrowed by a pinned walk.
     func forEachLiveLocked(_ body: (Subscription) -> Void) {
-        guard let storage else { return }
-        for index in 0..<Int(end) {
-            guard let raw = storage.entry(at: index) else { continue }
-            body(Unmanaged<Subscription>.fromOpaque(raw).takeUnretainedValue())
-        }
+        for handler in self { body(handler) }
     }
 
     /// Calls `body` with each live handler in order until it returns false, lending
@@ -101,21 +97,12 @@ struct HandlerList: @unchecked Sendable {
         var index = 0
         while index < end {
             // Entries below `end` are never null: one test skips removed ones.
-            let bits = HandlerStorage.loadBits(entries + index)
+            let bits = AtomicWord.load(UnsafeMutableRawPointer(entries + index))
             index += 1
             if bits & HandlerStorage.removedBit != 0 { continue }
             let handler = Unmanaged<Subscription>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             if !handler._withUnsafeGuaranteedRef(body) { return }
         }
-    }
-
-    /// The live handlers in order, retained. Lock held, or the view borrowed by a
-    /// pinned walk.
-    var handlers: [Subscription] {
-        var result: [Subscription] = []
-        result.reserveCapacity(count)
-        forEachLiveLocked { result.append($0) }
-        return result
     }
 
     /// A view of a fresh storage holding the live handlers: what a walk that gives
@@ -207,8 +194,8 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
     @inline(__always)
     func entry(at index: Int) -> UnsafeRawPointer? {
         withUnsafeMutablePointerToElements { entries in
-            let raw = Self.load(entries + index)
-            return UInt(bitPattern: raw) & Self.removedBit != 0 ? nil : raw
+            let bits = AtomicWord.load(UnsafeMutableRawPointer(entries + index))
+            return bits & Self.removedBit != 0 ? nil : UnsafeRawPointer(bitPattern: bits)
         }
     }
 
@@ -216,28 +203,12 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
     /// lock held (no other writer), walks may be reading it.
     func markRemoved(at index: Int) {
         withUnsafeMutablePointerToElements { entries in
-            var expected = Self.load(entries + index)
-            guard let current = expected, UInt(bitPattern: current) & Self.removedBit == 0 else { return }
-            let marked = UnsafeRawPointer(bitPattern: UInt(bitPattern: current) | Self.removedBit)
-            _ = _stdlib_atomicCompareExchangeStrongPtr(object: entries + index, expected: &expected, desired: marked)
+            let word = UnsafeMutableRawPointer(entries + index)
+            var expected = AtomicWord.load(word)
+            guard expected & Self.removedBit == 0 else { return }
+            // The only writer (exclusive lock held): the first exchange succeeds.
+            _ = AtomicWord.compareExchange(word, expected: &expected, desired: expected | Self.removedBit)
         }
-    }
-
-    /// An acquiring load of one entry's word, as bits.
-    @inline(__always)
-    static func loadBits(_ entry: UnsafeMutablePointer<UnsafeRawPointer?>) -> UInt {
-        let target = UnsafeMutableRawPointer(entry).assumingMemoryBound(to: FlagWord?.self)
-        return UInt(bitPattern: _stdlib_atomicAcquiringLoadARCRef(object: target)?.toOpaque())
-    }
-
-    /// An acquiring load of one entry's word.
-    @inline(__always)
-    static func load(_ entry: UnsafeMutablePointer<UnsafeRawPointer?>) -> UnsafeRawPointer? {
-        // The primitive is typed for class references; it only loads the word and
-        // hands back its bit pattern, without retaining or dereferencing it.
-        let target = UnsafeMutableRawPointer(entry).assumingMemoryBound(to: FlagWord?.self)
-        guard let bits = _stdlib_atomicAcquiringLoadARCRef(object: target) else { return nil }
-        return UnsafeRawPointer(bits.toOpaque())
     }
 
     deinit {
