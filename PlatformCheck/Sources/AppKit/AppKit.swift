@@ -10,7 +10,11 @@
 
 // AppKit re-exports Foundation, and through it the Objective-C runtime.
 @_exported import Foundation
+// On Linux the runtime's associated objects come from the ObjCRuntime stand-in; in
+// the typecheck for Apple targets (apple-targets.sh), Foundation's ObjectiveC has them.
+#if !canImport(ObjectiveC)
 @_exported import ObjCRuntime
+#endif
 
 // MARK: - NSResponder
 

@@ -6,7 +6,11 @@
 // (defaults for the environment) so that code that reads them runs. See
 // ../../README.md for the rule: never bent to fit our code.
 import Foundation
+// SwiftUI imports UIKit where UIKit exists; the macOS SDK's SwiftUI has no UIKit types
+// (apple-targets.sh builds this file for macOS too).
+#if canImport(UIKit)
 import UIKit
+#endif
 
 // MARK: View
 
@@ -290,6 +294,8 @@ extension State where Value: ExpressibleByNilLiteral {
 
 // MARK: UIKit hosting (declared by SwiftUI, not UIKit)
 
+#if canImport(UIKit)
+
 @available(iOS 13.0, tvOS 13.0, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -347,3 +353,4 @@ extension UIViewRepresentable {
     public let coordinator: Representable.Coordinator
     public var environment: EnvironmentValues { EnvironmentValues() }
 }
+#endif

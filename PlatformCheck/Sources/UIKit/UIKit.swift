@@ -3,17 +3,25 @@
 // `open`, initializers are the designated ones UIKit declares, and `next` is a
 // read-only open property. Behaviour follows UIKit's documentation of `next`.
 // The SDK's protocol conformances (NSCoding, UIAppearance, ...) are not mirrored:
-// nothing here uses them.
+// nothing here uses them. Availability is the SDK's (iOS, tvOS and visionOS as the
+// headers declare it; the view and control classes are not in watchOS's UIKit, which
+// `@available(watchOS, unavailable)` says), so the typecheck for Apple targets
+// (apple-targets.sh) enforces it.
 //
 // Rule: this file mirrors the SDK. Never change it to make Domino compile.
 
 // UIKit re-exports Foundation, and through it the Objective-C runtime.
 @_exported import Foundation
+// On Linux the runtime's associated objects come from the ObjCRuntime stand-in; in
+// the typecheck for Apple targets (apple-targets.sh), Foundation's ObjectiveC has them.
+#if !canImport(ObjectiveC)
 @_exported import ObjCRuntime
+#endif
 
 // MARK: - UIResponder
 
 /// `@MainActor open class UIResponder : NSObject`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIResponder: NSObject {
     /// The next responder in the responder chain, or nil. UIResponder does not
@@ -24,6 +32,7 @@ open class UIResponder: NSObject {
 // MARK: - UIView
 
 /// `@MainActor open class UIView : UIResponder`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIView: UIResponder {
     open var frame: CGRect
@@ -88,6 +97,7 @@ open class UIView: UIResponder {
 // MARK: - UIViewController
 
 /// `@MainActor open class UIViewController : UIResponder`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIViewController: UIResponder {
     private var _view: UIView?
@@ -180,6 +190,7 @@ open class UIViewController: UIResponder {
 // MARK: - UIWindow
 
 /// `@MainActor open class UIWindow : UIView`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIWindow: UIView {
     private var _rootViewController: UIViewController?
@@ -218,6 +229,7 @@ open class UIWindow: UIView {
 // MARK: - UIApplication
 
 /// `@MainActor open class UIApplication : UIResponder`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIApplication: UIResponder {
     private static var sharedInstance: UIApplication?
@@ -249,6 +261,8 @@ open class UIImage: NSObject, @unchecked Sendable {
 
 /// `@MainActor open class UIMenuElement : NSObject` (iOS 13); its protocol
 /// conformances (NSCopying, NSSecureCoding) are not mirrored.
+@available(iOS 13.0, tvOS 13.0, *)
+@available(watchOS, unavailable)
 @MainActor
 open class UIMenuElement: NSObject {
     open var title: String
@@ -262,9 +276,13 @@ open class UIMenuElement: NSObject {
 }
 
 /// `public typealias UIActionHandler = @MainActor (UIAction) -> Void`.
+@available(iOS 13.0, tvOS 13.0, *)
+@available(watchOS, unavailable)
 public typealias UIActionHandler = @MainActor (UIAction) -> Void
 
 /// `@MainActor open class UIAction : UIMenuElement` (iOS 13).
+@available(iOS 13.0, tvOS 13.0, *)
+@available(watchOS, unavailable)
 @MainActor
 open class UIAction: UIMenuElement {
     private let handler: UIActionHandler
@@ -286,21 +304,31 @@ open class UIAction: UIMenuElement {
     /// `@available(iOS 14.0, *) open var sender: Any? { get }`: the object that
     /// performs the action (the control, the bar button item), while the handler
     /// runs.
+    @available(iOS 14.0, tvOS 14.0, *)
     open var sender: Any? { _sender }
 
     /// `UIMenuLeaf.performWithSender(_:target:)` (iOS 15): runs the handler with
     /// `sender` as the action's sender.
+    @available(iOS 16.0, tvOS 16.0, *)
     open func performWithSender(_ sender: Any?, target: Any?) {
+        perform(sender: sender)
+    }
+
+    /// What performing does, for `performWithSender(_:target:)` and for
+    /// `UIControl.sendActions(for:)`, which UIKit runs on every OS version.
+    func perform(sender: Any?) {
         let previous = _sender
         _sender = sender
         handler(self)
         _sender = previous
     }
+
 }
 
 // MARK: - UIControl
 
 /// `@MainActor open class UIControl : UIView`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIControl: UIView {
     /// `public struct Event : OptionSet, @unchecked Sendable`, with the SDK's raw
@@ -323,6 +351,7 @@ open class UIControl: UIView {
         public static var touchCancel: UIControl.Event { Event(rawValue: 1 << 8) }
         public static var valueChanged: UIControl.Event { Event(rawValue: 1 << 12) }
         public static var primaryActionTriggered: UIControl.Event { Event(rawValue: 1 << 13) }
+        @available(iOS 14.0, tvOS 14.0, *)
         public static var menuActionTriggered: UIControl.Event { Event(rawValue: 1 << 14) }
         public static var editingDidBegin: UIControl.Event { Event(rawValue: 1 << 16) }
         public static var editingChanged: UIControl.Event { Event(rawValue: 1 << 17) }
@@ -341,12 +370,14 @@ open class UIControl: UIView {
 
     /// `@available(iOS 14.0, *) open func addAction(_ action: UIAction, for
     /// controlEvents: UIControl.Event)`: the control retains the action.
+    @available(iOS 14.0, tvOS 14.0, *)
     open func addAction(_ action: UIAction, for controlEvents: UIControl.Event) {
         actions.append((action, controlEvents))
     }
 
     /// `@available(iOS 14.0, *) open func removeAction(_ action: UIAction, for
     /// controlEvents: UIControl.Event)`.
+    @available(iOS 14.0, tvOS 14.0, *)
     open func removeAction(_ action: UIAction, for controlEvents: UIControl.Event) {
         actions.removeAll { $0.action === action && !$0.events.isDisjoint(with: controlEvents) }
     }
@@ -357,7 +388,7 @@ open class UIControl: UIView {
     /// not exist without the Objective-C runtime.)
     open func sendActions(for controlEvents: UIControl.Event) {
         for (action, events) in actions where !events.isDisjoint(with: controlEvents) {
-            action.performWithSender(self, target: nil)
+            action.perform(sender: self)
         }
     }
 }
@@ -365,6 +396,7 @@ open class UIControl: UIView {
 // MARK: - UIBarItem, UIBarButtonItem
 
 /// `@MainActor open class UIBarItem : NSObject`.
+@available(watchOS, unavailable)
 @MainActor
 open class UIBarItem: NSObject {
     open var title: String?
@@ -378,11 +410,19 @@ open class UIBarItem: NSObject {
 /// `@MainActor open class UIBarButtonItem : UIBarItem`. Target and action (a
 /// selector) are not mirrored: selectors do not exist without the Objective-C
 /// runtime.
+@available(watchOS, unavailable)
 @MainActor
 open class UIBarButtonItem: UIBarItem {
     /// `@available(iOS 14.0, *) @NSCopying open var primaryAction: UIAction?`:
     /// performed when the item is tapped (the stand-in does not copy it).
-    open var primaryAction: UIAction?
+    @available(iOS 14.0, tvOS 14.0, *)
+    open var primaryAction: UIAction? {
+        get { _primaryAction as? UIAction }
+        set { _primaryAction = newValue }
+    }
+
+    // Typed `AnyObject?`: a stored property cannot carry the availability above.
+    private var _primaryAction: AnyObject?
 
     public override init() {
         super.init()
