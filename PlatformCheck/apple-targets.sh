@@ -24,7 +24,8 @@
 #
 # Errors are printed with the platform in front ("[iOS 13.0] ... error: ..."), so a
 # failure names the platform and the symbol. Platforms run two at a time (2 cores).
-# Run from anywhere: `bash PlatformCheck/apple-targets.sh`; exits non-zero on any error.
+# Run from anywhere: `bash PlatformCheck/apple-targets.sh [platform...]` (all platforms
+# when none is named); exits non-zero on any error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -46,6 +47,16 @@ platforms=(
     "watchOS arm64_32-apple-watchos6.0"
     "visionOS arm64-apple-xros1.0"
 )
+if [ $# -gt 0 ]; then
+    chosen=()
+    for entry in "${platforms[@]}"; do
+        for wanted in "$@"; do
+            if [ "${entry%% *}" = "$wanted" ]; then chosen+=("$entry"); fi
+        done
+    done
+    [ ${#chosen[@]} -gt 0 ] || { echo "error: no platform named $*; choose from iOS macOS tvOS watchOS visionOS" >&2; exit 2; }
+    platforms=("${chosen[@]}")
+fi
 
 # stdlib_module SDK TRIPLE NAME [FLAGS...]: NAME.swiftmodule from the toolchain's
 # interface, rebuilt only when the toolchain's interface is newer.
@@ -61,8 +72,10 @@ stdlib_module() {
         # two of its bodies call x86-only C shims. Nothing here uses Float80.
         sed -i -e 's/^\( *\)self = _stdlib_\(remainderl\|squareRootl\)(.*$/\1Swift.fatalError("no Float80 here")/' "$interface"
     fi
+    # Availability inside the interface is the library's business, not ours (and for
+    # visionOS it needs the version map below, which this build does not read).
     swiftc -frontend -compile-module-from-interface -module-name "$name" -target "$triple" \
-        -disable-objc-interop -I "$sdk" "$@" "$interface" -o "$module.partial"
+        -disable-objc-interop -disable-availability-checking -I "$sdk" "$@" "$interface" -o "$module.partial"
     mv "$module.partial" "$module"
 }
 
@@ -74,14 +87,31 @@ check_platform() {
     label=$(label "$triple" "$name")
     local dir=$scratch/$name sdk=$scratch/$name/sdk
     mkdir -p "$sdk" "$dir/cache"
+    # SwiftShims' module map named outright: with an SDKSettings.json in the SDK folder
+    # (visionOS, below) this toolchain no longer finds it by itself.
     local front=(swiftc -frontend -target "$triple" -sdk "$sdk" -I "$sdk" -I "$here/AppleSDK/Darwin"
+                 -Xcc "-fmodule-map-file=$toolchain/shims/module.modulemap"
                  -module-cache-path "$dir/cache" -disable-objc-interop -plugin-path "$plugins")
 
     stdlib_module "$sdk" "$triple" Swift -parse-stdlib
-    stdlib_module "$sdk" "$triple" _Concurrency -parse-stdlib -disable-availability-checking
+    stdlib_module "$sdk" "$triple" _Concurrency -parse-stdlib
     stdlib_module "$sdk" "$triple" SwiftOnoneSupport
-    stdlib_module "$sdk" "$triple" _RegexParser -disable-availability-checking
-    stdlib_module "$sdk" "$triple" _StringProcessing -disable-availability-checking
+    stdlib_module "$sdk" "$triple" _RegexParser
+    stdlib_module "$sdk" "$triple" _StringProcessing
+    if [ "$name" = visionOS ]; then
+        # Most of the standard library's availability names no visionOS version; the
+        # compiler derives it from the iOS version through the SDK's version map, as
+        # Xcode's visionOS SDK declares it (visionOS 1.0 is iOS 17.0, 2.x is 18.x).
+        cat >"$sdk/SDKSettings.json" <<'JSON'
+{"CanonicalName": "xros26.0", "DisplayName": "visionOS 26.0 (stand-in)", "Version": "26.0",
+ "MaximumDeploymentTarget": "26.0.99",
+ "VersionMap": {
+  "iOS_visionOS": {"17.0": "1.0", "17.2": "1.1", "17.4": "1.2", "18.0": "2.0", "18.1": "2.1",
+                   "18.2": "2.2", "18.3": "2.3", "18.4": "2.4", "18.5": "2.5", "26.0": "26.0"},
+  "visionOS_iOS": {"1.0": "17.0", "1.1": "17.2", "1.2": "17.4", "2.0": "18.0", "2.1": "18.1",
+                   "2.2": "18.2", "2.3": "18.3", "2.4": "18.4", "2.5": "18.5", "26.0": "26.0"}}}
+JSON
+    fi
 
     # The stand-ins, as the SDK's modules are built: library code in Swift 5 mode for
     # the C overlay, the others in Swift 6 mode as check.sh builds them.
@@ -120,7 +150,7 @@ check_platform() {
         echo "import Foundation"
         echo "import Domino"
         echo "import DominoTesting"
-        [ $ui -eq 1 ] && echo "import UIKit"
+        if [ $ui -eq 1 ]; then echo "import UIKit"; fi
         awk '/^<!-- quick-start -->$/{getline; on=1; next} on && /^```$/{on=0} on{print}' README.md
         awk -v ui=$ui '
             /^\/\/ DOC-SNIPPET-BEGIN /{on=1; block=""; next}
@@ -175,7 +205,7 @@ for entry in "${platforms[@]}"; do
     # file is written only when every command of the platform succeeded.
     ( check_platform "$name" "$triple"; echo ok >"$scratch/$name/status" ) >"$scratch/$name/log" 2>&1 &
     running=$((running + 1))
-    if [ $running -ge 2 ]; then wait -n; running=$((running - 1)); fi
+    if [ $running -ge 2 ]; then wait -n || true; running=$((running - 1)); fi
 done
 wait
 

@@ -61,6 +61,9 @@ int pthread_main_np(void);
 
 #pragma clang assume_nonnull end
 
+// stdlib.h
+void exit(int) __attribute__((__noreturn__));
+
 // sched.h (no nullability annotations, no availability)
 int sched_yield(void);
 

@@ -122,15 +122,19 @@ _ = cell.userDidTap()
 let channel = cell.dominoNode.request(ChannelName())
 checks.expect(channel == "secret-channel", "the traced request was answered")
 cell.dominoNode.isTracing = false
-let progress = Signal<Double>()
-progress.subscribe(screen.inbox, on: .postingThread) { inbox, value in inbox.append("progress \(value)") }
-Tracing.isEnabledForAllNodes = true
-progress.fire(0.5)
-Tracing.isEnabledForAllNodes = false
-checks.expect(screen.inbox.all.last == "progress 0.5", "the signal fire reached its observer")
+// Signals need iOS 17 (parameter packs); the app deploys to iOS 13, as Domino does.
+if #available(iOS 17, tvOS 17, *) {
+    let progress = Signal<Double>()
+    progress.subscribe(screen.inbox, on: .postingThread) { inbox, value in inbox.append("progress \(value)") }
+    Tracing.isEnabledForAllNodes = true
+    progress.fire(0.5)
+    Tracing.isEnabledForAllNodes = false
+    checks.expect(screen.inbox.all.last == "progress 0.5", "the signal fire reached its observer")
+}
 
 // Controls as signals, attach and forget: the controller subscribes and keeps
 // nothing; UIKit's sendActions(for:) and a bar button item's primary action fire them.
+@available(iOS 17, tvOS 17, *)
 final class SettingsController: UIViewController {
     let saveButton = UIControl()
     let volume = UIControl()
@@ -151,25 +155,27 @@ final class SettingsController: UIViewController {
         }
     }
 }
-weak var weakSettings: SettingsController?
-weak var weakSaveButton: UIControl?
-do {
-    let settings = SettingsController()
-    weakSettings = settings
-    weakSaveButton = settings.saveButton
-    settings.loadViewIfNeeded()
-    settings.saveButton.sendActions(for: .touchUpInside)
-    settings.saveButton.sendActions(for: .touchDown)              // not subscribed
-    settings.volume.sendActions(for: .valueChanged)
-    settings.share.primaryAction?.performWithSender(settings.share, target: nil)
-    checks.expect(settings.heard == ["save", "volume true", "share Share"],
-                  "control and bar button signals reached the controller: \(settings.heard)")
-    checks.expect(settings.saveButton.signal(for: .touchUpInside) === settings.saveButton.signal(for: .touchUpInside),
-                  "a control hands out one signal per events")
-    checks.expect(settings.share.primaryAction?.title == "Share", "the bar button item keeps its title")
+if #available(iOS 17, tvOS 17, *) {
+    weak var weakSettings: SettingsController?
+    weak var weakSaveButton: UIControl?
+    do {
+        let settings = SettingsController()
+        weakSettings = settings
+        weakSaveButton = settings.saveButton
+        settings.loadViewIfNeeded()
+        settings.saveButton.sendActions(for: .touchUpInside)
+        settings.saveButton.sendActions(for: .touchDown)              // not subscribed
+        settings.volume.sendActions(for: .valueChanged)
+        settings.share.primaryAction?.performWithSender(settings.share, target: nil)
+        checks.expect(settings.heard == ["save", "volume true", "share Share"],
+                      "control and bar button signals reached the controller: \(settings.heard)")
+        checks.expect(settings.saveButton.signal(for: .touchUpInside) === settings.saveButton.signal(for: .touchUpInside),
+                      "a control hands out one signal per events")
+        checks.expect(settings.share.primaryAction?.title == "Share", "the bar button item keeps its title")
+    }
+    checks.expect(weakSettings == nil && weakSaveButton == nil,
+                  "a controller subscribed to its controls' signals deallocates with them (no retain cycle)")
 }
-checks.expect(weakSettings == nil && weakSaveButton == nil,
-              "a controller subscribed to its controls' signals deallocates with them (no retain cycle)")
 
 if checks.failures.isEmpty {
     print("UIKitUser: all \(checks.count) checks hold")
