@@ -118,16 +118,20 @@ JSON
     local module=("${front[@]}" -parse-as-library -emit-module)
     "${module[@]}" -swift-version 5 -module-name Darwin -import-underlying-module \
         "$here/AppleSDK/Darwin/Darwin.swift" -o "$sdk/Darwin.swiftmodule"
-    local standins=(ObjectiveC:AppleSDK/ObjectiveC.swift Dispatch:AppleSDK/Dispatch.swift
+    # module:files, space-separated
+    local standins=("ObjectiveC:AppleSDK/ObjectiveC.swift Sources/ObjCRuntime/AssociationPolicy.swift"
+                    Dispatch:AppleSDK/Dispatch.swift
                     Foundation:AppleSDK/Foundation.swift Combine:AppleSDK/Combine.swift os:Sources/os/os.swift)
     case $name in
         macOS) standins+=(AppKit:Sources/AppKit/AppKit.swift) ;;
         *) standins+=(UIKit:Sources/UIKit/UIKit.swift) ;;
     esac
     standins+=(SwiftUI:Sources/SwiftUI/SwiftUI.swift)
-    local entry
+    local entry file files
     for entry in "${standins[@]}"; do
-        "${module[@]}" -swift-version 6 -module-name "${entry%%:*}" "$here/${entry#*:}" -o "$sdk/${entry%%:*}.swiftmodule"
+        files=()
+        for file in ${entry#*:}; do files+=("$here/$file"); done
+        "${module[@]}" -swift-version 6 -module-name "${entry%%:*}" "${files[@]}" -o "$sdk/${entry%%:*}.swiftmodule"
     done
 
     # Our code: the library's modules, then what users copy from the docs.

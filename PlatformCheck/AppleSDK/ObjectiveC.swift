@@ -19,14 +19,8 @@ open class NSObject: NSObjectProtocol, Hashable, CustomStringConvertible, Custom
     public func hash(into hasher: inout Hasher) { fatalError() }
 }
 
-/// `OBJC_ENUM(uintptr_t, objc_AssociationPolicy)`.
-public enum objc_AssociationPolicy: UInt, @unchecked Sendable {
-    case OBJC_ASSOCIATION_ASSIGN = 0
-    case OBJC_ASSOCIATION_RETAIN_NONATOMIC = 1
-    case OBJC_ASSOCIATION_COPY_NONATOMIC = 3
-    case OBJC_ASSOCIATION_RETAIN = 769
-    case OBJC_ASSOCIATION_COPY = 771
-}
+// objc_AssociationPolicy: ../Sources/ObjCRuntime/AssociationPolicy.swift, compiled into
+// this module by apple-targets.sh.
 
 @available(macOS 10.6, iOS 3.1, *)
 public func objc_getAssociatedObject(_ object: Any, _ key: UnsafeRawPointer) -> Any? { fatalError() }

@@ -5,21 +5,6 @@
 // that programs built against the stand-ins run.
 import Foundation
 
-/// Policies related to associative references, as the SDK imports
-/// `OBJC_ENUM(uintptr_t, objc_AssociationPolicy)`.
-public enum objc_AssociationPolicy: UInt, @unchecked Sendable {
-    /// An unretained reference to the associated object.
-    case OBJC_ASSOCIATION_ASSIGN = 0
-    /// A strong reference; the association is not made atomically.
-    case OBJC_ASSOCIATION_RETAIN_NONATOMIC = 1
-    /// The associated object is copied; the association is not made atomically.
-    case OBJC_ASSOCIATION_COPY_NONATOMIC = 3
-    /// A strong reference; the association is made atomically.
-    case OBJC_ASSOCIATION_RETAIN = 769
-    /// The associated object is copied; the association is made atomically.
-    case OBJC_ASSOCIATION_COPY = 771
-}
-
 /// Returns the value associated with `object` for `key`, or nil.
 public func objc_getAssociatedObject(_ object: Any, _ key: UnsafeRawPointer) -> Any? {
     let owner = object as AnyObject
