@@ -113,7 +113,8 @@ final class HandlerTable: Sendable {
         subscribers: HandlerList = .empty,
         reformers: HandlerList = .empty,
         interceptors: HandlerList = .empty,
-        responders: HandlerList = .empty
+        responders: HandlerList = .empty,
+        publishedEpoch: UInt? = nil
     ) {
         self.label = label
         self.nodeID = nodeID
@@ -121,7 +122,10 @@ final class HandlerTable: Sendable {
         self.reformers = reformers
         self.interceptors = interceptors
         self.responders = responders
-        publishedEpoch = graphLock.currentEpoch
+        // Read under the lock, for a table about to be published; a detached copy
+        // (never published) keeps its original's instead: its walk holds only a pin,
+        // and reading the epoch there raced with writers advancing it (TSan).
+        self.publishedEpoch = publishedEpoch ?? graphLock.currentEpoch
     }
 
     /// An empty table of `node`: what a stage with only group interceptors runs.
@@ -167,7 +171,8 @@ final class HandlerTable: Sendable {
             subscribers: subscribers.detachedCopy(),
             reformers: reformers.detachedCopy(),
             interceptors: interceptors.detachedCopy(),
-            responders: responders.detachedCopy()
+            responders: responders.detachedCopy(),
+            publishedEpoch: publishedEpoch
         )
     }
 
