@@ -86,6 +86,9 @@ check_platform() {
     local label
     label=$(label "$triple" "$name")
     local dir=$scratch/$name sdk=$scratch/$name/sdk
+    # The clang module cache records its absolute path: start it anew each run, so a
+    # moved or copied checkout does not trip over it (it refills in seconds).
+    rm -rf "$dir/cache"
     mkdir -p "$sdk" "$dir/cache"
     # SwiftShims' module map named outright: with an SDKSettings.json in the SDK folder
     # (visionOS, below) this toolchain no longer finds it by itself.
