@@ -65,7 +65,11 @@ stdlib_module() {
     local source=$interfaces/$name.swiftmodule/x86_64-unknown-linux-gnu.swiftinterface
     local module=$sdk/$name.swiftmodule
     [ "$module" -nt "$source" ] && return 0
-    local interface=$sdk/$name.swiftinterface
+    # The rewritten interface stays outside the SDK folder: beside the module, the
+    # compiler would take it for the module's source and rebuild from it whenever the
+    # module looks stale (a copied checkout), without the flags below.
+    mkdir -p "$sdk/../interfaces"
+    local interface=$sdk/../interfaces/$name.swiftinterface
     sed -e "s/-target x86_64-unknown-linux-gnu/-target $triple/g" -e '/@backDeployed(/d' "$source" >"$interface"
     if [[ $triple != x86_64-* ]]; then
         # Float80 exists only on x86; the Linux interface declares it unguarded and
