@@ -153,7 +153,8 @@ JSON
     # The code users copy: the README's quick start (its own text), and every block of
     # the DocC articles' code (the DOC-SNIPPET blocks that DocumentationTests holds the
     # articles to), in one file as the tests compile them. A block that uses UIKit's
-    # views is checked where UIKit has views, not on macOS or watchOS.
+    # views is checked where UIKit has views, not on macOS or watchOS; a block that is a
+    # Swift Testing test (TestingYourEvents) is left out: Testing is not in this SDK.
     local ui=1
     case $name in macOS|watchOS) ui=0 ;; esac
     {
@@ -165,7 +166,7 @@ JSON
         awk '/^<!-- quick-start -->$/{getline; on=1; next} on && /^```$/{on=0} on{print}' README.md
         awk -v ui=$ui '
             /^\/\/ DOC-SNIPPET-BEGIN /{on=1; block=""; next}
-            /^\/\/ DOC-SNIPPET-END /{if (ui || block !~ /UIView/) printf "%s", block; on=0; next}
+            /^\/\/ DOC-SNIPPET-END /{if ((ui || block !~ /UIView/) && block !~ /@Test/) printf "%s", block; on=0; next}
             on{block = block $0 "\n"}' \
             Tests/DominoTests/DocumentationSnippets.swift Tests/DominoTests/ConcurrencyArticleTests.swift
     } >"$dir/UserCode.swift"

@@ -23,6 +23,30 @@ func watchUnreadCount(on inboxNode: DominoNode) -> Task<Int, Never> {
 }
 // DOC-SNIPPET-END concurrency-streams
 
+// DOC-SNIPPET-BEGIN concurrency-stream-owner
+@MainActor final class UnreadBadgeController {
+    let domino = DominoNode(label: "badge")
+    var unreadCount = 0
+
+    func startWatching() {
+        // No task: the owner is held weakly and the subscription ends with it.
+        domino.subscribe(UnreadCountDidChange.self, owner: self) { controller, change in
+            controller.unreadCount = change.count
+        }
+    }
+
+    func startWatchingInALoop() {
+        let changes = domino.stream(of: UnreadCountDidChange.self)
+        Task { [weak self] in
+            for await change in changes {
+                guard let self else { return }   // strong only for this iteration
+                self.unreadCount = change.count
+            }
+        }
+    }
+}
+// DOC-SNIPPET-END concurrency-stream-owner
+
 // DOC-SNIPPET-BEGIN concurrency-requests
 struct LoadAvatar: Request {
     typealias Response = [UInt8]
@@ -92,12 +116,39 @@ struct ConcurrencyArticleTests {
         #expect(badge.text == "")
     }
 
+    @Test @MainActor func ownerBoundBadgeUpdatesAndIsReleasedWithItsScreen() {
+        weak var released: UnreadBadgeController?
+        do {
+            let badge = UnreadBadgeController()
+            released = badge
+            badge.startWatching()
+            badge.domino.post(UnreadCountDidChange(count: 2))
+            #expect(badge.unreadCount == 2)
+        }
+        #expect(released == nil)
+    }
+
+    @Test @MainActor func weaklyLoopingBadgeUpdatesAndIsReleasedWithItsScreen() async {
+        weak var released: UnreadBadgeController?
+        var node: DominoNode?
+        do {
+            let badge = UnreadBadgeController()
+            released = badge
+            node = badge.domino
+            badge.startWatchingInALoop()
+            badge.domino.post(UnreadCountDidChange(count: 3))
+            #expect(await eventuallyOnMainActor { badge.unreadCount == 3 })
+        }
+        #expect(await eventuallyOnMainActor { released == nil })
+        _ = node
+    }
+
     @Test func articleCodeIsTheCodeThisFileCompiles() throws {
         let article = #filePath.replacingOccurrences(
             of: "Tests/DominoTests/ConcurrencyArticleTests.swift",
             with: "Sources/Domino/Documentation.docc/EventsAndSwiftConcurrency.md"
         )
-        for name in ["concurrency-streams", "concurrency-requests", "concurrency-main-actor"] {
+        for name in ["concurrency-streams", "concurrency-stream-owner", "concurrency-requests", "concurrency-main-actor"] {
             let inArticle = try documentSnippet(name, in: article)
             #expect(inArticle != nil, "no \(name) block in the article")
             #expect(inArticle == (try sourceSnippet(name, in: #filePath, marker: "DOC-SNIPPET")))

@@ -1,4 +1,5 @@
 import Dispatch
+import Testing
 import Foundation
 import Domino
 import DominoTesting
@@ -122,20 +123,42 @@ func strictRequestsInOneTest(node: DominoNode) -> [Diagnostic.Code] {
 // DOC-SNIPPET-END scoped-settings
 
 // DOC-SNIPPET-BEGIN testing
-func cellSelectionReachesTheList() -> Bool {
+// import Testing, Domino and DominoTesting
+struct RowTapped: Event {
+    var row: Int
+}
+
+@Test func aTappedRowReachesTheCellThenTheList() {
     let list = DominoNode(label: "list")
     let cell = DominoNode(label: "cell")
     cell.mount(at: list)
-    let recorder = EventRecorder().record(ItemSelected.self, at: [cell, list])
+    let recorder = EventRecorder().record(RowTapped.self, at: [cell, list])
 
-    cell.post(ItemSelected(id: 3))
+    cell.post(RowTapped(row: 3))
 
-    let trace = EventRecorder.trace(tracing: [cell, list]) { cell.post(ItemSelected(id: 4)) }
-    return recorder.nodes == ["cell", "list", "cell", "list"]
-        && recorder.values(of: ItemSelected.self).map(\.id) == [3, 3, 4, 4]
-        && trace.map(\.kind) == [.posted, .delivered, .delivered]
+    let trace = EventRecorder.trace(tracing: [cell, list]) { cell.post(RowTapped(row: 4)) }
+    #expect(recorder.nodes == ["cell", "list", "cell", "list"])
+    #expect(recorder.values(of: RowTapped.self).map(\.row) == [3, 3, 4, 4])
+    #expect(trace.map(\.kind) == [.posted, .delivered, .delivered])
 }
 // DOC-SNIPPET-END testing
+
+// DOC-SNIPPET-BEGIN testing-clock
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@Test @MainActor func searchRunsOnlyOnceTypingPausesFor300Milliseconds() {
+    let clock = ManualSignalClock()
+    let field = SearchField(), controller = SearchViewController()
+    clock.run { controller.observe(field) }   // its debounce(for:) schedules on the clock
+
+    field.onTextChange.fire("sw")
+    field.onTextChange.fire("swi")
+    clock.advance(by: .milliseconds(299))
+    #expect(controller.query == "")           // still typing, as far as the clock knows
+    clock.advance(by: .milliseconds(1))
+    #expect(controller.query == "swi")        // the last text, once
+    #expect(clock.pendingTimers == 0)
+}
+// DOC-SNIPPET-END testing-clock
 
 // DOC-SNIPPET-BEGIN from-domino
 @MainActor protocol ContentControllerEvents: AnyObject {

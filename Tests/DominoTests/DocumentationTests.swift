@@ -51,10 +51,6 @@ struct DocumentationTests {
         #expect(gettingStarted() == [7])
     }
 
-    @Test func testingArticleAssertionsHold() {
-        #expect(cellSelectionReachesTheList())
-    }
-
     @Test @MainActor func delegateChainReplacementReachesTheStoreThroughAListThatForwardsNothing() {
         let store = StoreController(), list = ProductList(), cell = BuyCell()
         list.domino.mount(at: store.domino)

@@ -85,17 +85,6 @@ struct SignalTests {
         #expect(await eventuallyOnMainActor { screen.shown == ["3"] })
     }
 
-    @available(*, deprecated, message: "exercises the deprecated forwarder")
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @Test @MainActor func deprecatedAddObserverOnMainActorStillRunsTheCallbackOnTheMainActor() async {
-        let signal = Signal<Int>()
-        let screen = ProgressScreen()
-        signal.addObserverOnMainActor(screen) { screen, value in screen.shown.append("\(value)") }
-        signal.fire(4)
-        DispatchQueue.global().async { signal.fire(5) }
-        #expect(await eventuallyOnMainActor { screen.shown == ["4", "5"] })
-    }
-
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSignalOfNoValuesFiresWithNone() {
         let signal = EmptySignal()

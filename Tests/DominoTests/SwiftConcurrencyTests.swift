@@ -376,38 +376,6 @@ struct SwiftConcurrencyTests {
         #expect(await eventuallyOnMainActor { delivered.value == 1 })
         #expect(screen.values == [3])
     }
-
-    // MARK: Deprecated forwarders, kept for one release
-    // Deprecated tests, so that calling deprecated API warns nowhere (CI builds with
-    // -warnings-as-errors); one test per forwarder proves it still works.
-
-    @available(*, deprecated)
-    @Test @MainActor func deprecatedSubscribeOnMainActorStillRunsEachOverloadOnTheMainActor() {
-        let node = DominoNode(label: "n")
-        let screen = MainScreen()
-        node.subscribeOnMainActor(Ping.self) { event in screen.values.append(event.value) }
-        node.subscribeOnMainActor(Ping.self, owner: screen) { screen, event in screen.values.append(event.value * 10) }
-        node.subscribeOnMainActor("Title") { event in screen.title += event.value("text", as: String.self) ?? "" }
-        node.subscribeOnMainActor("Title", owner: screen) { screen, _ in screen.title += "!" }
-        node.post(Ping(value: 1))
-        node.post("Title", ["text": "Inbox"])
-        #expect(screen.values == [1, 10])
-        #expect(screen.title == "Inbox!")
-    }
-
-    @available(*, deprecated)
-    @Test @MainActor func deprecatedRouteOnMainActorStillRoutesToMainActorMethods() {
-        let node = DominoNode(label: "fund")
-        let screen = FundScreen()
-        let subscriptions = node.routeOnMainActor([
-            "SelectLimit": FundScreen.didSelectLimit,
-            "SelectMinBuyAmount": FundScreen.didSelectMinBuyAmount,
-        ], to: screen)
-        node.post("SelectLimit", arguments: 500)
-        node.post("SelectMinBuyAmount", arguments: nil)
-        #expect(screen.log == ["limit 500", "minimum none"])
-        #expect(subscriptions.count == 2)
-    }
 }
 
 /// Main-actor state, as a view controller's.

@@ -54,35 +54,6 @@ extension DominoNode {
         stream(key: SlotKey.name(name.rawValue).in(phase), bufferingPolicy: bufferingPolicy)
     }
 
-    /// The typed events of type `E` that reach this node, as an `AsyncStream`.
-    ///
-    /// Renamed ``stream(of:phase:bufferingPolicy:)``, whose subscription ends when
-    /// the loop ends. This one's ends only when the stream and every iterator of it
-    /// are released, when the consuming task is cancelled, when the node deallocates,
-    /// or when the subscription is removed: a stream kept in scope after its loop
-    /// keeps its subscription, and buffers what reaches the node.
-    @available(*, deprecated, renamed: "stream(of:phase:bufferingPolicy:)")
-    public func events<E: Event>(
-        of type: E.Type,
-        phase: Phase = .bubble,
-        bufferingPolicy: AsyncStream<E>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<E> {
-        subscribeStream(key: SlotKey.of(E.self).in(phase), bufferingPolicy: bufferingPolicy).values
-    }
-
-    /// The named events `name` that reach this node, as an `AsyncStream`.
-    ///
-    /// Renamed ``stream(named:phase:bufferingPolicy:)``, whose subscription ends when
-    /// the loop ends; this one's ends as ``events(of:phase:bufferingPolicy:)`` says.
-    @available(*, deprecated, renamed: "stream(named:phase:bufferingPolicy:)")
-    public func events(
-        named name: EventName,
-        phase: Phase = .bubble,
-        bufferingPolicy: AsyncStream<NamedEvent>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<NamedEvent> {
-        subscribeStream(key: SlotKey.name(name.rawValue).in(phase), bufferingPolicy: bufferingPolicy).values
-    }
-
     private func stream<Payload: Sendable>(
         key: SlotKey,
         bufferingPolicy: AsyncStream<Payload>.Continuation.BufferingPolicy

@@ -29,19 +29,6 @@ extension Signal {
         }
     }
 
-    /// The values of each fire from now on, as an `AsyncStream`.
-    ///
-    /// Renamed ``stream(bufferingPolicy:)``, whose subscription ends when the loop
-    /// ends. This one's ends only when the stream and every iterator of it are
-    /// released, when the consuming task is cancelled, or when the signal
-    /// deallocates: a stream kept in scope after its loop keeps its subscription.
-    @available(*, deprecated, renamed: "stream(bufferingPolicy:)")
-    public func firings(
-        bufferingPolicy: AsyncStream<(repeat each Value)>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<(repeat each Value)> {
-        subscribeStream(bufferingPolicy: bufferingPolicy).values
-    }
-
     /// Subscribes a callback that yields into a new `AsyncStream`; the stream
     /// finishes when the subscription ends, and the subscription ends when the
     /// stream's consumer is cancelled or the stream and its iterators are released.

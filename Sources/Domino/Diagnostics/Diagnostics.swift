@@ -30,13 +30,6 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// The code named `rawValue`, if this version of Domino has one.
-        @available(*, deprecated, message: "Codes are made by Domino only; compare with a static member, such as .mountAtSelf")
-        public init?(rawValue: String) {
-            guard let code = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// The code's name.
         public var description: String { rawValue }
 
@@ -139,12 +132,6 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.repeats = repeats
-    }
-
-    /// Creates a diagnostic.
-    @available(*, deprecated, message: "Diagnostics are made by Domino; in tests, import DominoTesting and use Diagnostic.forTesting(_:message:repeats:)")
-    public init(code: Code, message: String) {
-        self.init(code, message: message)
     }
 
     /// `Domino [code]: message`, as the default handler prints it, followed by
@@ -342,12 +329,6 @@ public enum Diagnostics {
         return scope.records
     }
 
-    /// Reports a diagnostic to the capturing scope, or else to the global handler.
-    @available(*, deprecated, message: "Diagnostics are Domino's reports of its own misuse; report your own problems through your logger")
-    public static func report(_ code: Diagnostic.Code, _ message: String) {
-        emit(code, message)
-    }
-
     /// Reports a diagnostic of Domino's own UI layers (DominoSwiftUI), which are
     /// part of Domino; not for apps.
     @_spi(DominoSwiftUI)
@@ -370,13 +351,6 @@ public enum Diagnostics {
         // Outside the lock: a handler may report, or use Domino.
         if let summary { handler(summary) }
         if let pass { handler(pass) }
-    }
-
-    /// The default handler.
-    @available(*, deprecated, message: "Call defaultHandler(_:), which logs to the unified log on Apple platforms and prints to standard error elsewhere.")
-    @Sendable
-    public static func printToStandardError(_ diagnostic: Diagnostic) {
-        writeToStandardError(diagnostic)
     }
 
     @Sendable

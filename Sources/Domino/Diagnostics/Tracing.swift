@@ -332,13 +332,6 @@ public enum Tracing {
         return collector.records
     }
 
-    /// Prints the record on its own line.
-    @available(*, deprecated, message: "Call defaultSink(_:), which logs to the unified log on Apple platforms and prints elsewhere.")
-    @Sendable
-    public static func printRecord(_ record: TraceRecord) {
-        print(record)
-    }
-
     static func emit(_ record: TraceRecord) {
         if let collector {
             collector.append(record)

@@ -41,10 +41,6 @@ public struct ProtocolEvent<Target>: Sendable, CustomStringConvertible {
         self.isRequest = isRequest
     }
 
-    /// True for value-returning calls (``DominoNode/request(_:method:isolation:_:)``).
-    @available(*, deprecated, message: "An interceptor decides the same way for posts and requests; this flag will no longer be public")
-    public var returnsValue: Bool { isRequest }
-
     /// `Protocol.method`, or the protocol alone when the poster named no method.
     public var description: String {
         let protocolName = String(describing: Target.self).replacingAnyPrefix()

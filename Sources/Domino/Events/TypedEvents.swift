@@ -115,14 +115,6 @@ extension DominoNode {
         removeSlot(.of(ProtocolEvent<Target>.self))
     }
 
-    /// Removes every handler for `type` at this node, in every phase; for a protocol,
-    /// its targets and protocol interceptors.
-    @available(*, deprecated, message: "Name what can be posted: unsubscribe(E.self) for an Event or Request, unsubscribe(protocol: P.self) for a protocol")
-    public func unsubscribe<T>(_ type: T.Type) {
-        removeSlots(of: T.self)
-        removeSlot(.of(ProtocolEvent<T>.self))
-    }
-
     private func removeSlots<T>(of type: T.Type) {
         for phase in Phase.allCases { removeSlot(SlotKey.of(T.self).in(phase)) }
     }

@@ -223,12 +223,6 @@ public final class DominoNode: @unchecked Sendable {
         }
     }
 
-    /// The nodes a post from here visits, in order.
-    @available(*, deprecated, renamed: "routeNodes")
-    public var route: [DominoNode] {
-        routeNodes
-    }
-
     // MARK: Handler table
 
     /// Adds a handler to the slot `key` under the exclusive lock.

@@ -141,10 +141,6 @@ extension DominoNode {
         graphLock.withShared { responderLink?.successor?.retainIfAlive() }
     }
 
-    /// The node the responder chain leads to from here, as last resolved.
-    @available(*, deprecated, message: "Read the route instead: after refreshResponderChain(), the node the chain leads to comes right after this one")
-    public var responderSuccessor: DominoNode? { resolvedSuccessor }
-
     /// True (the default) while a responder's node continues its routes along the
     /// responder chain; always false for a node made without a responder.
     ///

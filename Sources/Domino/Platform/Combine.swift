@@ -31,11 +31,6 @@ extension DominoNode {
         .eraseToAnyPublisher()
     }
 
-    /// A publisher of the typed events of type `E` that reach this node.
-    @available(*, deprecated, renamed: "publisher(of:phase:)")
-    public func publisher<E: Event>(for type: E.Type, phase: Phase = .bubble) -> AnyPublisher<E, Never> {
-        publisher(of: type, phase: phase)
-    }
 }
 
 /// A subject that handlers on any thread may feed. `PassthroughSubject` serializes

@@ -39,7 +39,8 @@ extension Signal.Subscription {
     ///
     /// A value arriving when no sample is pending starts one: `interval` later the
     /// callback receives the latest value that arrived meanwhile, and the next value
-    /// starts the next sample. The timer holds neither the observer nor the signal;
+    /// starts the next sample. Sampling is trailing only: even the first value of a
+    /// burst reaches the callback `interval` after it arrived, never at once. The timer holds neither the observer nor the signal;
     /// cancelling the subscription cancels a pending sample.
     ///
     /// - Returns: This subscription, to chain more operators.

@@ -191,7 +191,3 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
         reference.load() != nil
     }
 }
-
-/// The handle on a signal subscription, by its earlier name.
-@available(*, deprecated, renamed: "SignalSubscription")
-public typealias SignalObserver = SignalSubscription

@@ -43,21 +43,6 @@ public enum Phase: Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
-    /// A number for the phase (0, 1, 2).
-    @available(*, deprecated, message: "Phases are compared by name; their numbers are Domino's own")
-    public var rawValue: UInt8 { bits }
-
-    /// The phase numbered `rawValue`.
-    @available(*, deprecated, message: "Name the phase: .bubble, .capture or .raise")
-    public init?(rawValue: UInt8) {
-        self.init(bits: rawValue)
-    }
-
-    /// EventsTree's propagate stage, which is the bubble phase: a raise runs
-    /// ``bubble`` handlers on its way down from the root(s).
-    @available(*, deprecated, renamed: "bubble")
-    public static var propagate: Phase { .bubble }
-
     /// The phase's name.
     public var description: String {
         switch self {
