@@ -17,8 +17,9 @@
 # 2. Typechecks against it, warnings as errors: Domino, DominoTesting, DominoSwiftUI
 #    (as modules, in that order), then the code users copy: the README quick start,
 #    the DocC articles' snippets (Tests/DominoTests/DocumentationSnippets.swift and
-#    the concurrency article's), and the small apps of check.sh (UIKitUser and the
-#    SwiftUI article's SwiftUIUser where UIKit has views, AppKitUser on macOS).
+#    the concurrency article's), the small apps of check.sh (UIKitUser and the
+#    SwiftUI article's SwiftUIUser where UIKit has views, AppKitUser on macOS), and the
+#    app-like target AppCheck/ with its MainActor default isolation (macOS 14, iOS 17).
 # 3. Expects each case in AppleMustNotCompile/ to be rejected on the platforms its
 #    `// expect <platform>: <message>` lines name, with that message.
 #
@@ -180,6 +181,17 @@ JSON
            "${ours[@]}" -typecheck -module-name SwiftUIUser "$here"/UIKit/Sources/SwiftUIUser/*.swift ;;
     esac
 
+    # The app-like target (AppCheck/: MainActor default isolation, isolated
+    # conformances inferred, nonisolated async functions on the caller's actor), as
+    # Xcode 26 builds an app: for macOS 14, the platform its package declares, and for
+    # iOS 17, where an app that uses signals everywhere starts.
+    local app=("${ours[@]}" -default-isolation MainActor -enable-upcoming-feature InferIsolatedConformances
+               -enable-upcoming-feature NonisolatedNonsendingByDefault -typecheck -module-name DominoApp)
+    case $name in
+        macOS) "${app[@]}" -target x86_64-apple-macos14.0 AppCheck/Sources/DominoApp/*.swift ;;
+        iOS) "${app[@]}" -target arm64-apple-ios17.0 AppCheck/Sources/DominoApp/*.swift ;;
+    esac
+
     # Mistakes that must be rejected, with the compiler's availability message.
     local case expect platform message
     for case in "$here"/AppleMustNotCompile/*.swift; do
@@ -199,7 +211,9 @@ JSON
             echo "-- $label: $(basename "$case" .swift) rejected: $message"
         done < <(grep '^// expect ' "$case")
     done
-    echo "-- $label: Domino, DominoTesting, DominoSwiftUI, the quick start, the articles' code and the apps typecheck"
+    local apps="the apps"
+    case $name in macOS) apps="the apps (AppCheck's at macOS 14)" ;; iOS) apps="the apps (AppCheck's at iOS 17)" ;; esac
+    echo "-- $label: Domino, DominoTesting, DominoSwiftUI, the quick start, the articles' code and $apps typecheck"
 }
 
 # label TRIPLE NAME: "iOS 13.0", for messages.
