@@ -19,7 +19,7 @@
 /// **When it ends.** A loop's subscription ends when the loop ends: when it leaves the
 /// `for await` (`break`, `return`, a thrown error), when its task is cancelled, or when
 /// the sequence finishes because the node or the signal deallocated or the
-/// subscription was removed (``DominoNode/unsubscribe(_:)-(T.Type)``,
+/// subscription was removed (``DominoNode/unsubscribe(_:)-(E.Type)``,
 /// ``DominoNode/clearAllSubscribers()``, `Signal.unsubscribeAll()`). An iterator made by
 /// hand (`makeAsyncIterator()`) holds its subscription until it is released. A
 /// sequence that is never iterated holds its first subscription until it is released.
