@@ -89,7 +89,7 @@ struct ErrorChannelTests {
         nodes[2].handle(NetworkError.self, on: .postingThread) { _ in log.append("error went on") }
         let report = nodes[0].report(NetworkError(message: "offline"))
         #expect(log.entries == ["n1:offline", "n2:offline"])
-        #expect(report.caughtAs == "ShowBanner")
+        #expect((report.caughtEvent as? ShowBanner)?.text == "offline")
         #expect(report.handledAt == nodes[1].description)
     }
 
@@ -179,21 +179,40 @@ struct ErrorChannelTests {
         #expect(ranOnQueue.entries == [true])
     }
 
-    @Test func receiveOnAQueueIsPassedByAnErrorReportedElsewhereAndReported() {
+    @Test func receiveOnAQueueDecidesAnErrorReportedElsewhereOnItsQueue() async {
         let nodes = makeChain(2)
         let log = Log<String>()
-        nodes[0].receive(NetworkError.self, on: .queue(DispatchQueue(label: "elsewhere"))) { _ in
-            Issue.record("a deciding handler ran off its queue")
-            return .handled
+        let queue = DispatchQueue(label: "elsewhere")
+        queue.setSpecific(key: errorQueueKey, value: 2)
+        nodes[0].receive(NetworkError.self, on: .queue(queue)) { error in
+            log.append(DispatchQueue.getSpecific(key: errorQueueKey) == 2 ? "decided on its queue" : "decided elsewhere")
+            return error.message == "retry" ? .handled : .notHandled
         }
-        nodes[1].handle(NetworkError.self, on: .postingThread) { _ in log.append("above") }
-        let diagnostics = Diagnostics.capture { nodes[0].report(NetworkError(message: "x")) }
-        #expect(log.entries == ["above"])
-        #expect(diagnostics.map(\.code) == [.errorHandlerSkipped])
+        nodes[1].handle(NetworkError.self, on: .postingThread) { error in log.append("above: \(error.message)") }
+        let retried = nodes[0].report(NetworkError(message: "retry"))
+        #expect(await eventually { log.count == 1 })
+        nodes[0].report(NetworkError(message: "give up"))
+        #expect(await eventually { log.count == 3 })
+        #expect(log.entries == ["decided on its queue", "decided on its queue", "above: give up"])
+        guard case .continues(let node, let place) = retried.outcome else {
+            Issue.record("expected the walk to move, got \(retried.outcome)")
+            return
+        }
+        #expect(node == nodes[0].description)
+        #expect(place == "queue elsewhere")
+        #expect(!retried.isHandled)
     }
 }
 
 private let errorQueueKey = DispatchSpecificKey<Int>()
+
+extension ErrorReport {
+    /// The event a `catch` handler turned the error into, for tests.
+    var caughtEvent: (any Event)? {
+        if case .caught(let event, _) = outcome { return event }
+        return nil
+    }
+}
 
 /// A main-actor screen that handles, receives and catches its errors with
 /// main-actor state, as app code does.
@@ -223,7 +242,7 @@ struct MainActorErrorTests {
         let report = cell.report(NetworkError(message: "offline"))
         #expect(screen.handled == ["storage 5"])
         #expect(screen.banners == ["offline"])
-        #expect(report.caughtAs == "ShowBanner")
+        #expect(report.caughtEvent is ShowBanner)
     }
 
     @MainActor @Test func mainActorHandleRunsOnTheMainActorWhenReportedFromAnotherThread() async {
@@ -234,13 +253,16 @@ struct MainActorErrorTests {
         #expect(await eventuallyOnMainActor { screen.handled == ["storage 7"] })
     }
 
-    @MainActor @Test func mainActorCatchIsPassedByAnErrorReportedFromAnotherThreadAndReported() async {
+    @MainActor @Test func mainActorCatchCatchesAnErrorReportedFromAnotherThreadOnTheMainActor() async {
         let screen = ErrorScreen()
         let node = screen.domino
-        let codes = await Task.detached {
-            Diagnostics.capture { node.report(NetworkError(message: "x")) }.map(\.code)
+        let (report, codes) = await Task.detached {
+            var report: ErrorReport?
+            let codes = Diagnostics.capture { report = node.report(NetworkError(message: "offline")) }.map(\.code)
+            return (report, codes)
         }.value
-        #expect(codes == [.errorHandlerSkipped, .unhandledError])
-        #expect(screen.banners.isEmpty)
+        #expect(codes.isEmpty)
+        #expect(report?.outcome.description == "continues at screen on the main actor")
+        #expect(await eventuallyOnMainActor { screen.banners == ["offline"] })
     }
 }

@@ -190,7 +190,7 @@ private func labels(_ nodes: [DominoNode]) -> [String] {
         let scope = layer.attach(to: DominoScope(screen), handler: { CaughtBanner(text: $0.reason) })
         let report = scope.report(Broke(reason: "offline"))
         #expect(banners == ["offline"])
-        #expect(report.caughtAs == "CaughtBanner")
+        #expect(report.caughtEvent is CaughtBanner)
     }
 }
 

@@ -51,6 +51,7 @@ enum Scenarios {
             ("typed.bubble.depth1000", { typedBubble(depth: 1_000) }),
             ("request.depth10", { requestDepth10() }),
             ("error.report.depth10", { errorReportDepth10() }),
+            ("protocol.post.depth10", { protocolPostDepth10() }),
             ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
             ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
         ] + signals() + [
@@ -299,6 +300,24 @@ enum Scenarios {
         }
     }
 
+    /// A protocol event posted at the bottom of a 10-level chain, calling one target
+    /// at the top, in place (a target whose mode is the posting thread).
+    static func protocolPostDepth10() -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 10, label: "protocol")
+        let target = LaneTarget(counter: counter)
+        chain.top.subscribe(LaneEvents.self, target: target, on: .postingThread)
+        let bottom = chain.bottom
+        return Scenario(
+            name: "protocol.post.depth10",
+            baseline: "typed.bubble.depth10", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes + [target]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.post(LaneEvents.self) { $0.didBump(lane: 0) }) }
+            return iterations
+        }
+    }
+
     /// Two threads posting at the same bottom node of one shared 10-level chain at
     /// once. ns/op is total wall time over the posts of both threads, so with
     /// perfect scaling it is half of `typed.bubble.depth10`; the target only asks
@@ -518,4 +537,16 @@ struct Chain {
 /// The error of the error-reporting scenario.
 struct BenchError: Error {
     let lane: Int
+}
+
+/// The protocol of `protocol.post.depth10`.
+protocol LaneEvents: AnyObject, Sendable {
+    func didBump(lane: Int)
+}
+
+/// A target that counts its calls.
+final class LaneTarget: LaneEvents {
+    let counter: Counter
+    init(counter: Counter) { self.counter = counter }
+    func didBump(lane: Int) { counter.bump(lane: lane) }
 }

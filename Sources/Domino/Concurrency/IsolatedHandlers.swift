@@ -300,12 +300,35 @@ extension Subscription {
         }
     }
 
+    /// Enqueues `body` where a handler that lives in `isolation` (else on its mode)
+    /// runs, passing it the isolation to walk on with there. False, and nothing
+    /// enqueued, when that is an actor that is gone.
+    final func move(to isolation: HandlerIsolation?, _ body: @escaping @Sendable ((any Actor)?) -> Void) -> Bool {
+        switch isolation {
+        case .mainActor?:
+            DeliveryMode.mainThread.schedule { body(MainActor.shared) }
+        case .actor(let weakActor)?:
+            guard let actor = weakActor.value else { return false }
+            Task { await runIsolated(on: actor) { body(actor) } }
+        case nil:
+            delivery.unsafelyUnwrapped.schedule { body(nil) }
+        }
+        return true
+    }
+
     /// Where the handler lives, for diagnostics.
     final func placeName(of isolation: HandlerIsolation?) -> String {
         switch isolation {
         case .mainActor?: return "the main actor"
         case .actor(let actor)?: return "actor \(actor.typeName)"
-        case nil: return "\(delivery.unsafelyUnwrapped)"
+        case nil:
+            switch delivery.unsafelyUnwrapped {
+            case .mainThread: return "the main thread"
+            case .background: return "the background queue"
+            case .postingThread: return "any thread"
+            case .queue(let queue): return "queue \(queue.label)"
+            case .operationQueue(let queue): return "operation queue \(queue.name ?? "unnamed")"
+            }
         }
     }
 }

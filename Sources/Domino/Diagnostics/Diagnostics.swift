@@ -73,19 +73,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// route and no handler took it. The message names the error, the node it was
         /// reported at and the route. Handle it at a node on that route.
         public static var unhandledError: Code { Code("unhandledError") }
-        /// An error passed by error handlers that decide only where they live
-        /// (``DominoNode/receive(_:isolation:_:)``, ``DominoNode/transform(_:isolation:_:)``,
-        /// ``DominoNode/catch(_:isolation:_:)`` written in main-actor code, reached by
-        /// an error reported off the main thread, for example). Report it from there,
-        /// or use ``DominoNode/handle(_:isolation:_:)``, which runs wherever the error
-        /// is reported.
-        public static var errorHandlerSkipped: Code { Code("errorHandlerSkipped") }
-        /// A protocol event was posted or requested where some of its targets do not
-        /// live: a main-actor target off the main thread, another actor's target, or
-        /// a `Sendable` target whose mode runs elsewhere. The poster's closure runs
-        /// only where it was written, so those targets were not called; the others
-        /// were. Post it where they live, or make it a typed event, whose handlers are
-        /// delivered across threads.
+        /// A protocol event was posted with ``DominoNode/post(_:method:isolation:_:)``
+        /// or requested where some of its targets do not live: a main-actor target off
+        /// the main thread, another actor's target, or a `Sendable` target whose mode
+        /// runs elsewhere. That closure runs only where it was written, so those
+        /// targets were not called; the others were. Post it to every target with
+        /// ``DominoNode/post(_:method:to:isolation:_:)``, which moves to where each
+        /// target lives; a request has to be made where its targets live.
         public static var targetSkipped: Code { Code("targetSkipped") }
         /// A ``Signal`` got more live subscriptions than its ``Signal/maxSubscriptions``,
         /// or the limit was lowered below their count (a leak, or an object subscribing
@@ -110,7 +104,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
                 .unansweredRequest, .targetNotAnObject, .responderChainTooLong,
                 .asyncResponderSkipped, .isolatedResponderSkipped, .targetSkipped,
                 .observerLimitExceeded, .duplicateSubscription, .unhandledError,
-                .errorHandlerSkipped, .noNodeInScope,
+                .noNodeInScope,
             ]
         }
     }

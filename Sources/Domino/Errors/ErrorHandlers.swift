@@ -165,7 +165,7 @@ extension DominoNode {
         addErrorHandler(ErrorHandler(F.self, kind: "catch", isolation: HandlerIsolation(isolation), decides: true) { [weak self] error in
             let event = convert(error)
             self?.post(event)
-            return .caught(eventType: String(describing: E.self))
+            return .caught(CaughtEvent(event))
         })
     }
 
@@ -180,7 +180,7 @@ extension DominoNode {
         addErrorHandler(ErrorHandler(F.self, kind: "catch", mode: mode, decides: true) { [weak self] error in
             let event = convert(error)
             self?.post(event)
-            return .caught(eventType: String(describing: E.self))
+            return .caught(CaughtEvent(event))
         })
     }
 
@@ -278,29 +278,20 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
     /// Runs the handler here and now.
     func run(_ error: any Error) -> ErrorStep { body(error) }
 
+    /// Where the handler lives: `isolation`, or its mode when nil.
+    var runsIn: HandlerIsolation? { isolation }
+
     /// Runs a `handle` handler: here when it lives here, else enqueued where it
     /// lives. The error is handled either way.
     /// Called only with an error it takes.
     func handle(_ error: any Error, thread: UnsafeMutablePointer<ThreadState>, isolation caller: (any Actor)?) -> ErrorStep {
         if livesHere(thread, isolation: caller) { return run(error) }
-        switch isolation {
-        case .mainActor?:
-            DeliveryMode.mainThread.schedule { [self] in runIfStillAttached(error) }
-        case .actor(let weakActor)?:
-            guard let actor = weakActor.value else { return .passed }
-            Task { [self] in
-                await runIsolated(on: actor) { runIfStillAttached(error) }
-            }
-        case nil:
-            delivery.unsafelyUnwrapped.schedule { [self] in runIfStillAttached(error) }
+        let enqueued = move(to: isolation) { [self] _ in
+            // A cancel that returned before this runs must win.
+            guard isAttached else { return }
+            _ = body(error)
         }
-        return .handled
-    }
-
-    private func runIfStillAttached(_ error: any Error) {
-        // A cancel that returned before this runs must win.
-        guard isAttached else { return }
-        _ = body(error)
+        return enqueued ? .enqueued(self) : .passed
     }
 }
 

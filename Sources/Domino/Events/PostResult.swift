@@ -42,7 +42,16 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
     /// Why the walk stopped early, or nil when it went the whole route.
     public let stopReason: StopReason?
     /// The description (label) of the node where the walk stopped.
-    public let stoppedAt: String?
+    public var stoppedAt: String? { stopReason == nil ? nil : place }
+    /// Where the rest of the walk went on after `post` returned, such as
+    /// `"inbox on the main actor"`: a protocol post to every target
+    /// (``DominoNode/post(_:method:to:isolation:_:)``) that met a target living
+    /// elsewhere moves there and goes on from it. Nil when the walk ended before
+    /// `post` returned.
+    public var continuesAt: String? { stopReason == nil ? place : nil }
+    /// Where the walk stopped, or where it went on: one field for both, since a walk
+    /// that stopped did not go on (a second field cost every post a release).
+    private let place: String?
 
     /// True when at least one handler received the event.
     public var wasDelivered: Bool { deliveries > 0 }
@@ -54,11 +63,21 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
         self.scheduled = scheduled
         self.nodesVisited = nodesVisited
         self.stopReason = stopReason
-        self.stoppedAt = stoppedAt
+        place = stoppedAt
+    }
+
+    /// A walk that went on elsewhere after `post` returned.
+    init(deliveries: Int, nodesVisited: Int, continuesAt: String) {
+        self.deliveries = deliveries
+        scheduled = 0
+        self.nodesVisited = nodesVisited
+        stopReason = nil
+        place = continuesAt
     }
 
     /// A one-line summary, such as `delivered to 2 handler(s) over 3 node(s)`, or
-    /// `delivered to 2 handler(s) (1 scheduled) over 3 node(s)`.
+    /// `delivered to 2 handler(s) (1 scheduled) over 3 node(s)`, or for a walk that
+    /// moved, `delivered to 1 handler(s) over 3 node(s), continues at inbox on the main actor`.
     public var description: String {
         var text = "delivered to \(deliveries) handler(s)"
         if scheduled > 0 { text += " (\(scheduled) scheduled)" }
@@ -66,6 +85,7 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
         if let stopReason {
             text += ", stopped (\(stopReason)) at \(stoppedAt ?? "?")"
         }
+        if let continuesAt { text += ", continues at \(continuesAt)" }
         return text
     }
 }

@@ -169,6 +169,71 @@ extension DominoNode {
         }.result
     }
 
+    /// Posts a void protocol event to every target of `protocol` on the route, each
+    /// called where it lives, in route order: from a background thread, a queue or
+    /// an actor, main-actor targets are still called, on the main actor.
+    ///
+    /// ```swift
+    /// // In a network callback:
+    /// playerNode.post(PlayerEvents.self, to: .everyTarget) { $0.playerDidStart(trackID: 7) }
+    /// ```
+    ///
+    /// Targets that live where `post` is called are called in place. At the first
+    /// target that lives elsewhere (the main actor, an actor, a mode's queue), the rest
+    /// of the walk moves there: that target is called there, and the walk goes on
+    /// from it, moving again whenever the next target lives elsewhere, so targets
+    /// are called one at a time, in route order, as ``post(_:method:isolation:_:)``
+    /// calls them. Interceptors decide after their node's targets, wherever the walk
+    /// is. A target cancelled, or whose object deallocated, before the walk reaches
+    /// it is not called.
+    ///
+    /// `call` runs wherever a target lives, so it is `@Sendable`: its captures are
+    /// `Sendable` and it calls methods that may be called from there, those of a
+    /// protocol that is not tied to one actor. For a `@MainActor` protocol, post
+    /// from the main actor with ``post(_:method:isolation:_:)``.
+    ///
+    /// - Parameters:
+    ///   - protocol: The protocol declaring the event.
+    ///   - method: A name for the call that interceptors and traces see; optional.
+    ///   - reach: ``TargetReach/everyTarget``.
+    ///   - isolation: The caller's isolation, whose targets are called in place; read
+    ///     from `#isolation`, never passed.
+    ///   - call: Calls the method on one target, once per target. An error it throws
+    ///     for a target is reported up the route from that target's node, and the
+    ///     walk goes on to the next target.
+    /// - Returns: The targets called before `post` returned, and where the walk went on
+    ///   (``PostResult/continuesAt``) if it moved.
+    @discardableResult
+    public func post<Target>(
+        _ protocol: Target.Type,
+        method: String? = nil,
+        to reach: TargetReach,
+        isolation: isolated (any Actor)? = #isolation,
+        _ call: @escaping @Sendable (Target) throws -> Void
+    ) -> PostResult {
+        let event = ProtocolEvent<Target>(method: method, isRequest: false)
+        let thread = ThreadState.current
+        guard enterNesting(thread, what: "Posting \(event)") else {
+            return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
+        }
+        defer { thread.pointee.nesting -= 1 }
+
+        var plan = Plan()
+        collect(.of(ProtocolEvent<Target>.self), into: &plan, thread: thread)
+        if plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .posted, event: event.description, node: description))
+        }
+        let walk = TargetWalk(event: event, call: call)
+        let end = walk.run(&plan, from: 0, pending: nil, origin: self, thread: thread, isolation: isolation)
+        guard case .moves(let stage, let pending) = end.next else { return end.result }
+        let stageName = plan.stages[stage].nodeName
+        let place = unsafeDowncast(pending[0], to: TargetReceiver<Target>.self).placeName
+        plan.holdTables()
+        let moved = MovedTargetWalk(origin: self, walk: walk, plan: plan, stage: stage, pending: pending, calls: end.result.deliveries)
+        moved.moveOn()
+        return PostResult(deliveries: end.result.deliveries, nodesVisited: end.result.nodesVisited, continuesAt: "\(stageName) on \(place)")
+    }
+
     /// Posts a value-returning protocol event: the first target of `protocol` on the
     /// route whose answer is non-nil wins, and the walk ends there (chain of
     /// responsibility). Synchronous, in the caller's isolation: targets that live
@@ -277,12 +342,148 @@ extension DominoNode {
     }
 
     private func reportSkippedTargets<Target>(_ event: ProtocolEvent<Target>, _ places: [String]) {
-        let verb = event.isRequest ? "requested" : "posted"
         let whereTheyLive = Array(Set(places)).sorted().joined(separator: ", ")
         Diagnostics.emit(
             .targetSkipped,
-            "\(event) was \(verb) at \(self) and passed by \(places.count) target(s) that live elsewhere (\(whereTheyLive)); a protocol event's closure runs only where it was posted. \(event.isRequest ? "Request" : "Post") it from there, or make it a typed Event, whose handlers are delivered across threads."
+            event.isRequest
+                ? "\(event) was requested at \(self) and passed by \(places.count) target(s) that live elsewhere (\(whereTheyLive)); a request's closure runs only where it was made, since its answer is needed there. Request it from there."
+                : "\(event) was posted at \(self) and passed by \(places.count) target(s) that live elsewhere (\(whereTheyLive)); this post's closure runs only where it was posted. Post it with to: .everyTarget and a @Sendable closure, which calls each target where it lives: post(\(String(describing: Target.self).replacingAnyPrefix()).self, to: .everyTarget) { … }."
         )
+    }
+}
+
+/// Which protocol targets a post reaches (see ``DominoNode/post(_:method:to:isolation:_:)``).
+public enum TargetReach: Sendable {
+    /// Every target on the route, each called where it lives: the walk moves to a
+    /// target's isolation or queue when it is not where the walk is.
+    case everyTarget
+}
+
+/// How a stretch of a protocol walk to every target ended: done, or at a target that
+/// lives elsewhere, where the walk goes on.
+struct TargetWalkEnd {
+    enum Next {
+        case done
+        /// The walk stopped before `pending[0]`, which lives elsewhere; `pending` is
+        /// the rest of stage `stage`, in order.
+        case moves(stage: Int, pending: [Subscription])
+    }
+    var result: PostResult
+    var next: Next
+}
+
+/// A protocol post to every target: the event and the poster's call, which may run
+/// wherever a target lives.
+struct TargetWalk<Target>: Sendable {
+    let event: ProtocolEvent<Target>
+    let call: @Sendable (Target) throws -> Void
+
+    /// Calls the targets of `plan` from stage `start` (whose targets are `pending`
+    /// when given: the rest of a stage a moved walk resumes) that live here, until
+    /// the route ends, an interceptor stops it, or a target lives elsewhere.
+    func run(
+        _ plan: inout Plan, from start: Int, pending: [Subscription]?, calls before: Int = 0, origin: DominoNode,
+        thread: UnsafeMutablePointer<ThreadState>, isolation: (any Actor)?
+    ) -> TargetWalkEnd {
+        let resuming = pending != nil
+        let writes = plan.writes
+        var orphans: [Subscription] = []
+        var calls = before
+        defer { if !orphans.isEmpty { DominoNode.purge(orphans) } }
+
+        for index in start..<plan.stages.count {
+            let stage = plan.stages[index]
+            var moving: [Subscription]?
+            /// One target's turn.
+            func visit(_ handler: Subscription) {
+                if moving != nil {
+                    moving!.append(handler)
+                    return
+                }
+                let receiver = unsafeDowncast(handler, to: TargetReceiver<Target>.self)
+                if resuming || thread.pointee.writes != writes, !receiver.isAttached { return }
+                if receiver.isOrphaned {
+                    orphans.append(receiver)
+                    return
+                }
+                guard receiver.livesHere(thread, isolation: isolation) else {
+                    moving = [handler]
+                    return
+                }
+                guard let target = receiver.target else {
+                    orphans.append(receiver)
+                    return
+                }
+                calls += 1
+                do { try call(target) } catch { receiver.reportThrown(error, isolation: isolation) }
+                if stage.traced {
+                    Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
+                }
+            }
+            if index == start, let pending {
+                pending.forEach(visit)
+            } else {
+                for handler in stage.table.subscribers { visit(handler) }
+            }
+            if let moving {
+                let result = PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
+                return TargetWalkEnd(result: result, next: .moves(stage: index, pending: moving))
+            }
+            if DominoNode.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
+                let result = PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: .interceptor, stoppedAt: stage.nodeName)
+                return TargetWalkEnd(result: result, next: .done)
+            }
+        }
+        if calls == 0 && plan.originTraced {
+            Tracing.emit(TraceRecord(kind: .unhandled, event: event.description, node: origin.description))
+        }
+        return TargetWalkEnd(result: PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil), next: .done)
+    }
+}
+
+/// The rest of a protocol post to every target, moved to where a target lives.
+///
+/// Invariant (for `@unchecked Sendable`): one thread at a time owns it: the walk that
+/// made it, then the place it was enqueued on, which may move it on again.
+final class MovedTargetWalk<Target>: @unchecked Sendable {
+    let origin: DominoNode
+    let walk: TargetWalk<Target>
+    /// The plan, holding its tables (`holdTables()`), not pinned.
+    var plan: Plan
+    var stage: Int
+    var pending: [Subscription]
+    /// Targets called so far, for traces of a walk that called none.
+    var calls: Int
+
+    init(origin: DominoNode, walk: TargetWalk<Target>, plan: consuming Plan, stage: Int, pending: [Subscription], calls: Int) {
+        self.origin = origin
+        self.walk = walk
+        self.plan = plan
+        self.stage = stage
+        self.pending = pending
+        self.calls = calls
+    }
+
+    /// Enqueues the walk where `pending[0]` lives. When that is an actor that went
+    /// away meanwhile, the walk goes on here, where the target counts as orphaned.
+    func moveOn() {
+        let receiver = unsafeDowncast(pending[0], to: TargetReceiver<Target>.self)
+        if receiver.move(to: receiver.runsIn, { [self] isolation in resume(isolation: isolation) }) { return }
+        resume(isolation: nil)
+    }
+
+    /// Goes on with the walk where it was enqueued, for a caller isolated to
+    /// `isolation`.
+    private func resume(isolation: (any Actor)?) {
+        let thread = ThreadState.current
+        guard origin.enterNesting(thread, what: "Posting \(walk.event)") else { return }
+        defer { thread.pointee.nesting -= 1 }
+        let end = walk.run(&plan, from: stage, pending: pending, calls: calls, origin: origin, thread: thread, isolation: isolation)
+        guard case .moves(let stage, let pending) = end.next else { return }
+        self.stage = stage
+        self.pending = pending
+        calls = end.result.deliveries
+        moveOn()
     }
 }
 
@@ -348,6 +549,9 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     var placeName: String {
         placeName(of: isolation)
     }
+
+    /// Where the target lives: `isolation`, or its mode when nil.
+    var runsIn: HandlerIsolation? { isolation }
 
     /// A strong reference to the target, or nil once it deallocated. Outside the lock:
     /// the weak load may release the last reference.
