@@ -431,6 +431,31 @@ extension PlayerEvents {                        // defaults make methods optiona
 }
 // DOC-SNIPPET-END protocol-events
 
+// DOC-SNIPPET-BEGIN protocol-events-every-target
+protocol TransferProgress: AnyObject, Sendable {   // Sendable: its targets may be called anywhere
+    func transferDidProgress(fileID: Int, percent: Int)
+}
+
+final class TransferBadge: TransferProgress {
+    let show: @Sendable (_ fileID: Int, _ percent: Int) -> Void
+    init(show: @escaping @Sendable (_ fileID: Int, _ percent: Int) -> Void) { self.show = show }
+    func transferDidProgress(fileID: Int, percent: Int) { show(fileID, percent) }
+}
+
+func installBadge(_ badge: TransferBadge, at screen: DominoNode) {
+    // The badge lives on the main thread: posts from elsewhere move there to call it.
+    screen.subscribe(TransferProgress.self, target: badge, on: .mainThread)
+}
+
+func downloadDidProgress(_ row: DominoNode, fileID: Int, percent: Int) {
+    // A download callback, on its own queue. Every target on the route is called
+    // where it lives, one at a time, in route order.
+    row.post(TransferProgress.self, to: .everyTarget) {
+        $0.transferDidProgress(fileID: fileID, percent: percent)
+    }
+}
+// DOC-SNIPPET-END protocol-events-every-target
+
 // DOC-SNIPPET-BEGIN interceptors
 struct PriceShown: Event {
     var cents: Int

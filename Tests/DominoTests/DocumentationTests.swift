@@ -120,6 +120,21 @@ struct DocumentationTests {
         #expect(log.entries == ["Ann, no phone", "Bo, phone given"])
     }
 
+    @Test @MainActor func downloadProgressReachesTheBadgeOnTheMainThreadFromADownloadQueue() async {
+        let screen = DominoNode(label: "screen")
+        let row = DominoNode(label: "row")
+        row.mount(at: screen)
+        let shown = Log<String>()
+        let badge = TransferBadge { fileID, percent in
+            shown.append("\(fileID): \(percent)% on \(currentPlace())")
+        }
+        installBadge(badge, at: screen)
+        DispatchQueue(label: "download").async { downloadDidProgress(row, fileID: 3, percent: 60) }
+        #expect(await eventuallyOnMainActor { shown.count == 1 })
+        #expect(shown.entries == ["3: 60% on main"])
+        withExtendedLifetime(badge) {}
+    }
+
     @Test @MainActor func errorsAreRetriedCaughtIntoEventsOrHandledAtTheApp() {
         let app = DominoNode(label: "app")
         let inbox = InboxViewController()

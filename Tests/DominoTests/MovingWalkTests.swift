@@ -19,7 +19,7 @@ private func namedQueue(_ name: String) -> DispatchQueue {
 private let mainQueueNamed: Void = DispatchQueue.main.setSpecific(key: placeKey, value: "main")
 
 /// The name of the queue running now ("main" for the main queue), or "elsewhere".
-private func currentPlace() -> String {
+func currentPlace() -> String {
     mainQueueNamed
     return DispatchQueue.getSpecific(key: placeKey) ?? (Thread.isMainThread ? "main" : "elsewhere")
 }
@@ -139,6 +139,20 @@ struct MovingErrorWalkTests {
         try? await Task.sleep(nanoseconds: 20_000_000)
         #expect(decided.sorted() == Array(0..<200))
         #expect(passedOn.entries.sorted() == Array(stride(from: 1, to: 200, by: 2)))
+    }
+
+    @MainActor @Test func walksMovedFromOneThreadToTheMainActorRunInTheOrderTheyWereReported() async {
+        let node = DominoNode(label: "screen")
+        var decided: [Int] = []
+        node.receive(SyncFailed.self) { error in
+            decided.append(error.itemID)
+            return .handled
+        }
+        onBackgroundThread {
+            for itemID in 0..<50 { node.report(SyncFailed(itemID: itemID, isRetryable: true)) }
+        }
+        #expect(await eventuallyOnMainActor { decided.count == 50 })
+        #expect(decided == Array(0..<50))
     }
 
     @MainActor @Test func unhandledErrorOfAMovedWalkIsReportedWhereTheWalkEnds() async {
@@ -320,5 +334,170 @@ struct ProtocolPostToEveryTargetTests {
             #expect(order == ["n0", "n1", "n2"])
         }
         withExtendedLifetime(targets) {}
+    }
+}
+
+// MARK: - From another actor, and to main-actor targets of a nonisolated protocol
+
+/// A nonisolated protocol, which a main-actor screen conforms to in its isolation.
+protocol SyncEvents: AnyObject {
+    func syncDidFinish(count: Int)
+}
+
+@MainActor final class SyncScreen: @MainActor SyncEvents {
+    let domino = DominoNode(label: "sync screen")
+    var finished: [Int] = []
+
+    init() { domino.subscribe(SyncEvents.self, target: self) }
+
+    func syncDidFinish(count: Int) { finished.append(count) }
+}
+
+/// An actor that reports and posts from its own isolation.
+private actor SyncEngine {
+    func finish(at node: DominoNode, count: Int) -> PostResult {
+        node.post(SyncEvents.self, to: .everyTarget) { $0.syncDidFinish(count: count) }
+    }
+
+    func fail(at node: DominoNode, itemID: Int) -> ErrorReport {
+        node.report(SyncFailed(itemID: itemID, isRetryable: true))
+    }
+}
+
+@Suite("Walks that move, from an actor", .checksLeaks)
+struct MovingWalkFromAnActorTests {
+    @MainActor @Test func postToEveryTargetFromAnActorCallsAMainActorTargetOnTheMainActor() async {
+        let screen = SyncScreen()
+        let result = await SyncEngine().finish(at: screen.domino, count: 12)
+        #expect(result.continuesAt == "sync screen on the main actor")
+        #expect(await eventuallyOnMainActor { screen.finished == [12] })
+    }
+
+    @MainActor @Test func errorReportedFromAnActorIsDecidedByTheInboxOnTheMainActor() async {
+        let inbox = InboxViewController()
+        inbox.viewDidLoad()
+        let report = await SyncEngine().fail(at: inbox.domino, itemID: 4)
+        #expect(report.outcome.description == "continues at inbox on the main actor")
+        #expect(await eventuallyOnMainActor { inbox.retried == [4] })
+    }
+
+    @MainActor @Test func errorReportedFromAQueueIsDecidedByTheInboxOnTheMainActor() async {
+        let inbox = InboxViewController()
+        inbox.viewDidLoad()
+        let node = inbox.domino
+        DispatchQueue(label: "sync").async { node.report(SyncFailed(itemID: 8, isRetryable: true)) }
+        #expect(await eventuallyOnMainActor { inbox.retried == [8] })
+    }
+}
+
+// MARK: - Stress
+
+/// What the moved-walk stress run saw: per handler, when it was subscribed and when
+/// its cancel returned, and which walks reached it.
+private final class MovedWalkLedger: @unchecked Sendable {
+    private let lock = NSLock()
+    private var clock = 0
+    private var nextID = 0
+    private(set) var cancelledAt: [Int: Int] = [:]
+    private(set) var reached: [Int: [Int: Int]] = [:]   // handler -> walk -> times
+    private(set) var started: [Int: Int] = [:]         // walk -> tick it started
+
+    func tick() -> Int { lock.withLock { clock += 1; return clock } }
+    func newID() -> Int { lock.withLock { nextID += 1; return nextID } }
+    func start(_ walk: Int) { lock.withLock { clock += 1; started[walk] = clock } }
+    func cancelled(_ handler: Int) { lock.withLock { clock += 1; cancelledAt[handler] = clock } }
+    func reach(_ handler: Int, walk: Int) { lock.withLock { reached[handler, default: [:]][walk, default: 0] += 1 } }
+}
+
+/// The walk's id, carried by its error or by its post's closure.
+private struct StressFailure: Error { var walk: Int }
+
+protocol StressTargetEvents: AnyObject, Sendable {
+    func reach(walk: Int)
+}
+
+private final class StressTarget: StressTargetEvents {
+    let id: Int
+    let ledger: MovedWalkLedger
+    init(id: Int, ledger: MovedWalkLedger) {
+        self.id = id
+        self.ledger = ledger
+    }
+    func reach(walk: Int) { ledger.reach(id, walk: walk) }
+}
+
+@Suite("Stress: walks that move, racing cancels and deallocations", .checksLeaks)
+struct MovedWalkStressTests {
+    @Test func movedWalksNeverReachAHandlerTwiceOrAfterItsCancelReturned() {
+        let ledger = MovedWalkLedger()
+        let queues = (0..<2).map { DispatchQueue(label: "moved.stress.\($0)") }
+        let chain = makeChain(6, prefix: "m")
+        chain[5].handle(StressFailure.self, on: .postingThread) { _ in }
+        runConcurrently(4) { worker in
+            var random = SeededGenerator(seed: 0x4D_0000 + UInt64(worker))
+            var deciders: [(id: Int, subscription: Subscription)] = []
+            var targets: [(id: Int, target: StressTarget, subscription: Subscription)] = []
+            for _ in 0..<4_000 {
+                let node = chain[Int.random(in: 0..<5, using: &random)]
+                let queue = queues[Int.random(in: 0..<2, using: &random)]
+                switch Int.random(in: 0..<100, using: &random) {
+                case 0..<25:
+                    let walk = ledger.newID()
+                    ledger.start(walk)
+                    node.report(StressFailure(walk: walk))
+                case 25..<50:
+                    let walk = ledger.newID()
+                    ledger.start(walk)
+                    node.post(StressTargetEvents.self, to: .everyTarget) { $0.reach(walk: walk) }
+                case 50..<62:
+                    let id = ledger.newID()
+                    let subscription = node.receive(StressFailure.self, on: .queue(queue)) { failure in
+                        ledger.reach(id, walk: failure.walk)
+                        return .notHandled
+                    }
+                    deciders.append((id, subscription))
+                case 62..<74:
+                    let id = ledger.newID()
+                    let target = StressTarget(id: id, ledger: ledger)
+                    let subscription = node.subscribe(StressTargetEvents.self, target: target, on: .queue(queue))
+                    targets.append((id, target, subscription))
+                case 74..<87 where !deciders.isEmpty:
+                    let (id, subscription) = deciders.remove(at: Int.random(in: 0..<deciders.count, using: &random))
+                    subscription.cancel()
+                    ledger.cancelled(id)
+                case 87..<100 where !targets.isEmpty:
+                    // Half cancelled, half dropped: a target that deallocates ends too.
+                    let (id, _, subscription) = targets.remove(at: Int.random(in: 0..<targets.count, using: &random))
+                    if Bool.random(using: &random) { subscription.cancel() }
+                    ledger.cancelled(id)
+                default:
+                    break
+                }
+            }
+            for (_, subscription) in deciders { subscription.cancel() }
+            for (_, _, subscription) in targets { subscription.cancel() }
+        }
+        // A walk may move from one queue to the other and back: drain both until two
+        // rounds in a row reach nobody new.
+        var quiet = 0, total = -1
+        while quiet < 2 {
+            for queue in queues { queue.sync {} }
+            let now = ledger.reached.values.reduce(0) { $0 + $1.values.reduce(0, +) }
+            quiet = now == total ? quiet + 1 : 0
+            total = now
+        }
+
+        var twice = 0, afterCancel = 0
+        for (handler, walks) in ledger.reached {
+            for (walk, times) in walks {
+                if times > 1 { twice += 1 }
+                if let cancelled = ledger.cancelledAt[handler], let started = ledger.started[walk], started > cancelled {
+                    afterCancel += 1
+                }
+            }
+        }
+        #expect(twice == 0, "handlers reached twice by one walk")
+        #expect(afterCancel == 0, "walks that started after a cancel returned reached the handler")
+        #expect(ledger.reached.values.reduce(0) { $0 + $1.count } > 1_000, "the run moved walks to handlers")
     }
 }

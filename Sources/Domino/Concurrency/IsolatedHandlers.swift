@@ -306,7 +306,10 @@ extension Subscription {
     final func move(to isolation: HandlerIsolation?, _ body: @escaping @Sendable ((any Actor)?) -> Void) -> Bool {
         switch isolation {
         case .mainActor?:
-            DeliveryMode.mainThread.schedule { body(MainActor.shared) }
+            // A main-actor job, not only a main-queue block: code there may rely on
+            // the main actor's executor (isolated conformances, `assumeIsolated`).
+            // Jobs enqueued from one thread keep their order, as on the main queue.
+            Task { @MainActor in body(MainActor.shared) }
         case .actor(let weakActor)?:
             guard let actor = weakActor.value else { return false }
             Task { await runIsolated(on: actor) { body(actor) } }

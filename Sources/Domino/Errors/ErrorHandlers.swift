@@ -81,8 +81,8 @@ extension DominoNode {
 
     /// Receives errors of type `F` and decides: ``ErrorHandling/handled`` stops the
     /// error, ``ErrorHandling/notHandled`` lets it go on up. The handler runs in
-    /// place, in the caller's isolation; an error reported elsewhere passes it by
-    /// (reported as ``Diagnostic/Code/errorHandlerSkipped``).
+    /// the caller's isolation: an error reported elsewhere moves there, and its walk
+    /// goes on from this handler (see ``report(_:isolation:)``).
     ///
     /// ```swift
     /// domino.receive(NetworkError.self) { error in
@@ -101,7 +101,8 @@ extension DominoNode {
     }
 
     /// Receives errors of type `F` with a `@Sendable` handler that decides where `mode`
-    /// runs (always, for ``DeliveryMode/postingThread``).
+    /// runs: an error reported elsewhere moves there (never, for
+    /// ``DeliveryMode/postingThread``), and its walk goes on from this handler.
     @discardableResult
     public func receive<F: Error>(
         _ type: F.Type,
@@ -114,8 +115,8 @@ extension DominoNode {
     }
 
     /// Transforms errors of type `F` into another error, which the handlers after this
-    /// one and the nodes above see instead. Runs in place, in the caller's isolation,
-    /// as ``receive(_:isolation:_:)`` does.
+    /// one and the nodes above see instead. Runs in the caller's isolation, where the
+    /// walk moves if need be, as for ``receive(_:isolation:_:)``.
     ///
     /// ```swift
     /// domino.transform(URLError.self) { error in
@@ -148,8 +149,8 @@ extension DominoNode {
 
     /// Catches errors of type `F` into an event: the error is handled, and the event
     /// the closure returns is posted from this node (its own subscribers first, then
-    /// up the route), before `report` returns. Runs in place, in the caller's
-    /// isolation, as ``receive(_:isolation:_:)`` does.
+    /// up the route). Runs in the caller's isolation, where the walk moves if need
+    /// be, as for ``receive(_:isolation:_:)``.
     ///
     /// ```swift
     /// domino.catch(NetworkError.self) { error in
@@ -211,7 +212,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
     private weak var owner: AnyObject?
     private let ownerBound: Bool
     /// True for handlers whose result decides the walk (receive, transform, catch):
-    /// they run in place or not at all.
+    /// they run in place, and a walk that meets one elsewhere moves to it.
     let decidesInPlace: Bool
 
     init<F: Error>(_ type: F.Type, kind: String, isolation: HandlerIsolation, owner: AnyObject? = nil, decides: Bool = false, body: @escaping (F) -> ErrorStep) {

@@ -22,7 +22,9 @@
 /// (``DominoNode/post(_:method:isolation:_:)``). A method returning a value is a chain
 /// of responsibility: the first target that answers non-nil wins and the walk ends
 /// there (``DominoNode/request(_:method:isolation:_:)``). Both run synchronously, in
-/// the caller's isolation, and call the targets that live there.
+/// the caller's isolation, and call the targets that live there. From elsewhere (a
+/// download callback, a queue), ``DominoNode/post(_:method:to:isolation:_:)`` posts
+/// to every target, each called where it lives.
 ///
 /// Arguments are captured by the closure, so there is nothing to reform; to let
 /// nodes on the way rewrite arguments (Domino's
@@ -109,8 +111,10 @@ extension DominoNode {
     ///   - protocol: A protocol whose existential is `Sendable` (one that refines
     ///     `Sendable`), since its targets are called from other threads.
     ///   - target: The object that implements it, held weakly.
-    ///   - mode: Where the target may be called. A post or request made where `mode`
-    ///     does not run passes it by and reports ``Diagnostic/Code/targetSkipped``.
+    ///   - mode: Where the target may be called. A post to every target
+    ///     (``post(_:method:to:isolation:_:)``) made elsewhere moves there to call
+    ///     it; a post in place or a request made where `mode` does not run passes it
+    ///     by and reports ``Diagnostic/Code/targetSkipped``.
     @discardableResult
     public func subscribe<Target: Sendable>(
         _ protocol: Target.Type,
@@ -141,8 +145,9 @@ extension DominoNode {
     /// a target is called when it lives there (a main-actor target, posted on the
     /// main thread; an actor's target, posted from that actor; a `Sendable` target
     /// whose mode runs here). Targets that live elsewhere are passed by and reported
-    /// as ``Diagnostic/Code/targetSkipped``; post from where they live, or make the
-    /// event a typed ``Event``, whose handlers are delivered across threads.
+    /// as ``Diagnostic/Code/targetSkipped``; post from where they live, or post to
+    /// every target with ``post(_:method:to:isolation:_:)``, which calls each one
+    /// where it lives.
     ///
     /// - Parameters:
     ///   - protocol: The protocol declaring the event.
