@@ -36,6 +36,44 @@ struct TreeTests {
         #expect(result.nodesVisited == 6)
     }
 
+    @Test func broadcastFromAHandlerOfABroadcastReachesEveryNodeAndSoDoesTheOuterOne() {
+        let tree = Tree()
+        let log = Log<String>()
+        let root = WeakBox(tree.root)
+        for node in tree.all {
+            let label = node.label ?? "?"
+            node.subscribe(Ping.self, on: .postingThread) { ping in
+                log.append("\(label):\(ping.value)")
+                // Once, from the middle of the outer walk: the inner walk needs its
+                // own scratch space while the outer one holds the thread's.
+                if ping.value == 1 && label == "a1" { root.value?.broadcast(Ping(value: 2)) }
+            }
+        }
+        tree.root.broadcast(Ping(value: 1))
+        tree.root.broadcast(Ping(value: 3))
+        #expect(log.entries == [
+            "root:1", "a:1", "a1:1",
+            "root:2", "a:2", "a1:2", "a2:2", "b:2", "b1:2",
+            "a2:1", "b:1", "b1:1",
+            "root:3", "a:3", "a1:3", "a2:3", "b:3", "b1:3",
+        ])
+    }
+
+    @Test func broadcastToATreeLargerThanWhatAThreadKeepsLeavesNoScratchOnTheThread() {
+        let root = DominoNode(label: "wide")
+        let children = (0..<(DownScratch.keptCapacity + 1)).map { DominoNode(label: "c\($0)") }
+        for child in children { child.mount(at: root) }
+        let counter = Counter()
+        for child in children { child.subscribe(Ping.self, on: .postingThread) { _ in counter.increment() } }
+        let thread = ThreadState.current
+        root.broadcast(Ping(value: 1))
+        #expect(counter.value == children.count)
+        #expect(thread.pointee.downScratch == nil)
+        // A small one afterwards is kept for the next walk.
+        DominoNode(label: "small").broadcast(Ping(value: 2))
+        #expect(thread.pointee.downScratch != nil)
+    }
+
     @Test func broadcastFromAnInnerNodeStaysInItsSubtree() {
         let tree = Tree()
         let recorder = EventRecorder()

@@ -113,6 +113,23 @@ struct StageList {
         get { index == 0 ? first.unsafelyUnwrapped : rest[index - 1] }
         set { if index == 0 { first = newValue } else { rest[index - 1] = newValue } }
     }
+
+    init() {}
+
+    /// An empty list that appends into `storage` (emptied, its capacity kept).
+    init(reusing storage: ContiguousArray<Stage>) {
+        rest = storage
+        rest.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes the list's storage, for a later list to reuse; the list is left empty.
+    mutating func takeStorage() -> ContiguousArray<Stage> {
+        first = nil
+        count = 0
+        var storage = ContiguousArray<Stage>()
+        swap(&storage, &rest)
+        return storage
+    }
 }
 
 /// Everything a walk read under the lock.
@@ -158,6 +175,22 @@ struct Plan: ~Copyable {
         /// Objects made for this walk only, which its stages point at: tables of
         /// stages with only group interceptors, boxed delivery modes.
         @exclusivity(unchecked) var owned: ContiguousArray<AnyObject> = []
+
+        /// Empties every list for the next walk that reuses these extras, keeping
+        /// their capacity; releases what the walk owned.
+        func clear() {
+            groups.removeAll(keepingCapacity: true)
+            captures.removeAll(keepingCapacity: true)
+            depths.removeAll(keepingCapacity: true)
+            ancestors.removeAll(keepingCapacity: true)
+            subtreeEnds.removeAll(keepingCapacity: true)
+            owned.removeAll(keepingCapacity: true)
+        }
+
+        /// The most entries any list holds (for the cap on what a thread keeps).
+        var largestCapacity: Int {
+            Swift.max(groups.capacity, captures.capacity, depths.capacity, ancestors.capacity, subtreeEnds.capacity, owned.capacity)
+        }
     }
 
     /// The extras, created on first use.

@@ -72,6 +72,14 @@ enum Route {
     /// reached again through a cycle). Lock held.
     static func walkDown(from starts: [NodeLink], visited: inout Set<NodeLink>, _ visit: (DominoNode, Int) -> Void) {
         var stack: [(link: NodeLink, depth: Int)] = []
+        walkDown(from: starts, visited: &visited, stack: &stack, visit)
+    }
+
+    /// `walkDown` with its stack given, so that a walk can reuse one (left empty).
+    static func walkDown(
+        from starts: [NodeLink], visited: inout Set<NodeLink>, stack: inout [(link: NodeLink, depth: Int)],
+        _ visit: (DominoNode, Int) -> Void
+    ) {
         for start in starts.reversed() { stack.append((start, 0)) }
         // With a cycle, a start can be reached again from below: mark everything.
         let markAll = graphMayHaveCycles

@@ -16,6 +16,9 @@ struct ThreadState {
     /// graph (cancelled a handler the walk still holds, for example), the walk
     /// re-checks each remaining handler before calling it.
     var writes: Int = 0
+    /// Space for walks down, kept between them (see `DownScratch`); nil while a walk
+    /// down on this thread uses it.
+    var downScratch: DownScratch?
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
