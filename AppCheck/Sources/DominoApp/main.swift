@@ -78,5 +78,20 @@ let recorder = EventRecorder().record(PhotoLiked.self, at: feed.dominoNode)
 _ = cell.tapLike()
 check(recorder.values(of: PhotoLiked.self).map(\.photoID) == [1], "EventRecorder records from app code")
 
+// Background work reaches main-actor handlers: an error's walk moves to the inbox's
+// `receive`, and a protocol post to every target calls the badge on the main thread.
+let inbox = InboxViewController()
+let row = DominoNode(label: "row")
+row.mount(at: inbox.domino)
+var shownPercents: [Int] = []
+let badge = ProgressBadge { percent in
+    Task { @MainActor in shownPercents.append(percent) }
+}
+inbox.domino.subscribe(DownloadProgress.self, target: badge, on: .mainThread)
+await Task.detached { downloadCallback(row: row, percent: 40, failedItem: 5) }.value
+for _ in 0..<100 where inbox.retried.isEmpty || shownPercents.isEmpty { try? await Task.sleep(nanoseconds: 1_000_000) }
+check(inbox.retried == [5], "an error reported from a background task is retried by the inbox on the main actor")
+check(shownPercents == [40], "a protocol post to every target from a background task calls the badge on the main thread")
+
 print(failures == 0 ? "domino-app: all checks passed" : "domino-app: \(failures) check(s) failed")
 if failures > 0 { exit(1) }
