@@ -16,6 +16,10 @@ struct ThreadState {
     /// graph (cancelled a handler the walk still holds, for example), the walk
     /// re-checks each remaining handler before calling it.
     var writes: Int = 0
+    /// How many times this thread read a responder's `nextDominoResponder` to
+    /// resolve a node's successor: what tests count to show that a refresh or a post
+    /// reads each link once rather than the whole chain again.
+    var responderReads: Int = 0
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
