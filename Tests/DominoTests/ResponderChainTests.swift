@@ -137,6 +137,18 @@ import DominoTesting
         #expect(log.entries == ["root:4", "root:asked"])
     }
 
+    @Test func refreshingAMovedViewThenTheViewsBelowItFromTheTopDownGivesThemTheNewRoute() {
+        let screen = Screen()
+        let other = SimViewController("other")
+        screen.root.addChild(other, into: screen.root.view)
+        for responder in [screen.window, screen.root, other] as [SimResponder] { _ = responder.dominoNode }
+        for view in [screen.card, screen.button] { view.dominoNode.refreshResponderChain() }
+        other.view.addSubview(screen.card)                   // what didMoveToSuperview reports
+        for view in [screen.card, screen.button] { view.dominoNode.refreshResponderChain() }
+        #expect(screen.card.dominoNode.resolvedSuccessor === other.dominoNode)
+        #expect(screen.button.dominoNode.routeNodes.map(\.description) == ["button", "card", "other", "root", "window"])
+    }
+
     @Test func nodesOfTheChainAreChildrenOfTheNodeTheyLeadTo() {
         let screen = Screen()
         let mounted = DominoNode(label: "mounted")
@@ -198,6 +210,60 @@ import DominoTesting
             #expect(result.nodesVisited == 1)
         }
         #expect(diagnostics.map(\.code) == [.responderChainTooLong])
+    }
+
+    @Test func everyPostThroughAResponderCycleIsDeliveredUpToItAndTheCycleIsReportedOnce() {
+        let cycle = ResponderCycle()
+        let node = DominoNode(label: "entry", responder: cycle.entry)
+        let delivered = Counter()
+        node.subscribe(Ping.self, on: .postingThread) { _ in delivered.increment() }
+        let diagnostics = Diagnostics.capture {
+            for value in 0..<20 { #expect(node.post(Ping(value: value)).nodesVisited == 1) }
+        }
+        #expect(delivered.value == 20)
+        #expect(diagnostics.map(\.code) == [.responderChainTooLong])
+        cycle.open()
+    }
+
+    @Test func postsAfterTheFirstThroughAResponderCycleReadOnlyTheFirstLink() {
+        let cycle = ResponderCycle()
+        let node = DominoNode(label: "entry", responder: cycle.entry)
+        Diagnostics.capture { node.post(Ping(value: 0)) }
+        let reads = responderReads {
+            for value in 1...10 { node.post(Ping(value: value)) }
+        }
+        #expect(reads == 10)
+        cycle.open()
+    }
+
+    @Test func aResponderThatStopsLeadingIntoACycleIsFollowedByTheNextPost() {
+        let cycle = ResponderCycle()
+        let node = DominoNode(label: "entry", responder: cycle.entry)
+        let target = PlainResponder()
+        let targetNode = DominoNode(label: "target", responder: target)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: targetNode)
+        Diagnostics.capture { node.post(Ping(value: 0)) }
+        cycle.entry.setNext(target)
+        node.post(Ping(value: 1))
+        #expect(recorder.values(of: Ping.self).map(\.value) == [1])
+        cycle.open()
+    }
+
+    @Test func refreshWalksAResponderCycleAgainFindingItBrokenOrReportingNothingNew() {
+        let cycle = ResponderCycle()
+        let node = DominoNode(label: "entry", responder: cycle.entry)
+        let target = PlainResponder()
+        let targetNode = DominoNode(label: "target", responder: target)
+        let diagnostics = Diagnostics.capture {
+            node.post(Ping(value: 0))
+            node.refreshResponderChain()                      // still a cycle: known already
+        }
+        #expect(diagnostics.map(\.code) == [.responderChainTooLong])
+        cycle.second.setNext(target)                          // broken above its first link
+        node.refreshResponderChain()
+        #expect(node.resolvedSuccessor === targetNode)
+        cycle.open()
     }
 
     // MARK: Walks down the chain
@@ -297,6 +363,30 @@ private final class SwappableResponder: DominoResponder, @unchecked Sendable {
 private final class PlainResponder: DominoResponder, Sendable {
     nonisolated var nextDominoResponder: (any DominoResponder)? { nil }
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+}
+
+/// entry > first > second > first > ...: responders without nodes that loop.
+private struct ResponderCycle {
+    let entry = SwappableResponder(), first = SwappableResponder(), second = SwappableResponder()
+
+    init() {
+        entry.setNext(first)
+        first.setNext(second)
+        second.setNext(first)
+    }
+
+    /// Ends the reference cycle, so that the responders deallocate.
+    func open() {
+        first.setNext(nil)
+        second.setNext(nil)
+    }
+}
+
+/// How many links this thread reads (`nextDominoResponder`) while `body` runs.
+private func responderReads(_ body: () -> Void) -> Int {
+    let before = ThreadState.current.pointee.responderReads
+    body()
+    return ThreadState.current.pointee.responderReads - before
 }
 
 @Suite("Responder chain under concurrency", .checksLeaks)
@@ -400,6 +490,76 @@ struct DeepResponderChainTests {
         nodes[0].post(Ping(value: 0))
         #expect(log.entries == ["r0", "r1", "r2", "r3", "plain", "q", "s"])
         withExtendedLifetime((responders, s, q)) {}
+    }
+
+    /// The links this thread reads while `measure` runs on a fresh chain of `count`,
+    /// from the first of up to 100 runs during which no other thread changed the
+    /// graph (another test mounting, or making a responder node, makes a refresh
+    /// read its whole route again: sound, but not what is counted); nil when every
+    /// run was disturbed. `ownChanges`: how many links `measure` changes itself.
+    private func readsOfAnUndisturbedRun(chainOf count: Int, ownChanges: Int, _ measure: ([DominoNode]) -> Void) -> Int? {
+        for _ in 0..<100 {
+            let (responders, nodes) = makeResponderChain(count)
+            let before = graphLock.withShared { ResponderRegistry.generation }
+            let reads = responderReads { measure(nodes) }
+            let after = graphLock.withShared { ResponderRegistry.generation }
+            withExtendedLifetime(responders) {}
+            if after &- before == ownChanges { return reads }
+        }
+        return nil
+    }
+
+    @Test func refreshingEachNodeOfAFreshChainFromTheTopDownReadsEachLinkOnce() throws {
+        // Each refresh but the top's links its node to the one above.
+        let reads = try #require(readsOfAnUndisturbedRun(chainOf: 300, ownChanges: 299) { nodes in
+            for node in nodes.reversed() { node.refreshResponderChain() }
+        })
+        #expect(reads == 300)
+    }
+
+    @Test func refreshingNodesOfAChainReadBeforeReadsOnlyTheirOwnLinks() throws {
+        let reads = try #require(readsOfAnUndisturbedRun(chainOf: 300, ownChanges: 299) { nodes in
+            nodes[0].refreshResponderChain()                                  // 300: the whole chain
+            for node in nodes { node.refreshResponderChain() }                // 300: one each
+            for node in nodes.reversed() { node.refreshResponderChain() }     // 300: one each
+        })
+        #expect(reads == 900)
+    }
+
+    @Test func refreshingEachNodeOfAChainFromTheTopDownLeavesEveryRouteWhole() {
+        let (responders, nodes) = makeResponderChain(300)
+        for node in nodes.reversed() { node.refreshResponderChain() }
+        #expect(nodes[0].routeNodes.map(\.label) == nodes.map(\.label))
+        #expect(nodes[299].children.map(\.label) == ["r298"])
+        withExtendedLifetime(responders) {}
+    }
+
+    @Test func refreshFromBelowReadsTheChainOfANodeMountedAlongARouteReadBefore() {
+        // r0 > r1 > r2 > r3 was read; then r2 is mounted at q, whose chain leads to s.
+        let (responders, nodes) = makeResponderChain(4)
+        let s = SwappableResponder(), q = SwappableResponder()
+        q.setNext(s)
+        let sNode = DominoNode(label: "s", responder: s), qNode = DominoNode(label: "q", responder: q)
+        nodes[0].refreshResponderChain()
+        nodes[2].mount(at: qNode)
+        nodes[0].refreshResponderChain()
+        #expect(qNode.resolvedSuccessor === sNode)
+        withExtendedLifetime((responders, s, q)) {}
+    }
+
+    @Test func refreshFromBelowFindsANodeMadeSinceForAResponderInsideAChainReadBefore() {
+        // r0 > r1 > middle (no node yet) > r2, read from r0; then middle gets a node.
+        let (responders, nodes) = makeResponderChain(3)
+        let middle = SwappableResponder()
+        middle.setNext(responders[2])
+        responders[1].setNext(middle)
+        nodes[0].refreshResponderChain()
+        #expect(nodes[1].resolvedSuccessor === nodes[2])
+        let middleNode = DominoNode(label: "middle", responder: middle)
+        nodes[0].refreshResponderChain()
+        #expect(nodes[1].resolvedSuccessor === middleNode)
+        #expect(middleNode.resolvedSuccessor === nodes[2])
+        withExtendedLifetime((responders, middle)) {}
     }
 
     @Test func firstPostsRacingOnAFreshDeepChainEachReachTheTopOnce() {

@@ -18,9 +18,9 @@ extension Scenarios {
         if #available(macOS 14, *) {
             families += [signalAddAndCancel(), signalPurge()]
         }
-        // Last: the responder nodes it makes leave the responder registry switched on
+        // Last: the responder nodes they make leave the responder registry switched on
         // for the rest of the process.
-        families.append(responderFirstPost())
+        families += [responderFirstPost(), responderRefreshTopDown(), responderCyclePost()]
         guard let filter else { return families }
         return families.filter { family in family.rowNames.contains { matches($0, filter) } }
     }
@@ -186,6 +186,71 @@ extension Scenarios {
         }
     }
 
+    /// `refreshResponderChain()` on each node of a fresh chain of `size` responders,
+    /// from the top down (the order in which a UI tree is built and its views move
+    /// into a window), then once more on the chain already read. Each call reads its
+    /// own node's link; the route above was read by the call before.
+    static func responderRefreshTopDown() -> ScaleFamily {
+        let phases = ["scale.responder.refresh.topdown", "scale.responder.refresh.again"]
+        return ScaleFamily(phases: phases, sizes: [1_000, 3_000, 10_000]) { size in
+            let counter = Counter()
+            var responders: [ChainResponder] = []
+            responders.reserveCapacity(size)
+            for _ in 0..<size { responders.append(ChainResponder(next: responders.last)) }
+            let nodes = responders.enumerated().map { index, responder in
+                DominoNode(label: "responder\(index)", responder: responder)
+            }
+            nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+            let bottom = nodes[size - 1]
+            let check = ScaleStep.check {
+                withExtendedLifetime(responders) {
+                    // The bottom's link was read by the refreshes: its post reaches the
+                    // top through every node.
+                    let result = bottom.post(Ping(lane: 0))
+                    if result.nodesVisited != size { return "a post from the bottom visited \(result.nodesVisited) nodes; expected \(size)" }
+                    return nodes[0].children.first === nodes[1] ? nil : "the top does not list the node below it as a child"
+                }
+            }
+            return [
+                .timed(phases[0]) { for node in nodes { node.refreshResponderChain() } },
+                check,
+                .timed(phases[1]) { for node in nodes { node.refreshResponderChain() } },
+                check,
+            ]
+        }
+    }
+
+    /// `size` posts from a node whose responder chain runs into a cycle of
+    /// responders without nodes (a cycle of `nextDominoResponder`), after a first
+    /// post that found it. The route stops at the node, which the posts reach.
+    static func responderCyclePost() -> ScaleFamily {
+        ScaleFamily(phases: ["scale.responder.cyclepost"], sizes: [1_000, 10_000]) { size in
+            let counter = Counter()
+            let first = LoopResponder(), second = LoopResponder()
+            first.next = second
+            second.next = first
+            let entry = LoopResponder()
+            entry.next = first
+            let node = DominoNode(label: "cycle.entry", responder: entry)
+            node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+            // Captured, so that the report is not printed: once per post before the fix.
+            let found = Diagnostics.capture { node.post(Ping(lane: 0)) }
+            return [
+                .check { found.isEmpty ? "the first post did not report the cycle" : nil },
+                .timed("scale.responder.cyclepost") {
+                    Diagnostics.capture {
+                        for _ in 0..<size { node.post(Ping(lane: 0)) }
+                    }
+                },
+                .check {
+                    withExtendedLifetime((first, second, entry)) {
+                        counter.total == size + 1 ? nil : "the posts were delivered \(counter.total) times; expected \(size + 1)"
+                    }
+                },
+            ]
+        }
+    }
+
     /// Posts once at `node` and checks that `counter` moved by `deliveries` and that
     /// the node holds `count` subscriptions; the failure, or nil.
     private static func expect(_ node: DominoNode, delivers deliveries: Int, to counter: Counter, holding count: Int) -> String? {
@@ -217,6 +282,16 @@ final class ChainResponder: DominoResponder, Sendable {
     init(next: ChainResponder?) {
         self.next = next
     }
+
+    nonisolated var nextDominoResponder: (any DominoResponder)? { next }
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+}
+
+/// A responder whose next responder can be set after creation, readable on any
+/// thread: enough to build a cycle.
+final class LoopResponder: DominoResponder, @unchecked Sendable {
+    // Set while the scale batch is built, before any post reads it.
+    weak var next: LoopResponder?
 
     nonisolated var nextDominoResponder: (any DominoResponder)? { next }
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }

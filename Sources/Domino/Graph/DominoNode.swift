@@ -156,6 +156,9 @@ public final class DominoNode: @unchecked Sendable {
             }
             parentLinks.append(parent)
             parent.childLinks.append(self)
+            // Routes from here now lead through `parent`'s, which refreshes below may
+            // not have read (see RouteReading).
+            ResponderRegistry.generation &+= 1
             return true
         }
         if closedCycle {

@@ -86,6 +86,16 @@ final class ResponderLink: @unchecked Sendable {
     /// `refreshEveryResponderChain` resolves them, and appends them to followers,
     /// in a stable order. Set once, under the exclusive lock.
     @exclusivity(unchecked) var registration = 0
+    /// The link generation this node's registration moved `ResponderRegistry.generation`
+    /// to (see `RouteReading`). Set once, under the exclusive lock.
+    @exclusivity(unchecked) var registeredAt = 0
+    /// The link generation at which a refresh found every link on this node's route
+    /// read, or nil (see `RouteReading`). Written under the exclusive lock.
+    @exclusivity(unchecked) var routeReadAt: Int?
+    /// The responder next above the host when its chain was last found too long (a
+    /// cycle of responders without nodes?), so that posts do not walk it again while
+    /// the host still leads there; nil otherwise. Written under the exclusive lock.
+    @exclusivity(unchecked) weak var tooLongAbove: (any DominoResponder)?
 
     init(host: any DominoResponder) {
         self.host = host
@@ -101,16 +111,81 @@ enum ResponderRegistry {
     /// so that programs without responders never pay for looking.
     @exclusivity(unchecked) nonisolated(unsafe) static var exist = false
     /// Bumped under the exclusive lock whenever a successor link changes, so that a
-    /// walk can tell whether the links it collected along are still the current ones.
+    /// walk can tell whether the links it collected along are still the current ones;
+    /// also when a responder node is registered or a node mounted, after which a route
+    /// may lead through links never read on it (see `RouteReading`).
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
     /// How many responder nodes were created (see `ResponderLink.registration`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
+}
+
+/// What one ``DominoNode/refreshResponderChain()`` may leave unread, and whether it
+/// read everything it met, so that refreshing each node of a deep chain from the top
+/// down reads each link once (issue 28: each call read the whole route above again,
+/// quadratic in all).
+///
+/// A node's `routeReadAt` says that at that link generation every link on its route
+/// had been read. A refresh goes no further up from such a node while the generation
+/// moved only by its own installs since, because after each install that changed a
+/// link it reads the route the new link leads to; `trusted` runs from the generation
+/// it started from to its last install, and any other change starts it afresh.
+/// Posts read their whole route every time and trust nothing.
+struct RouteReading {
+    /// The stamps that prune the walk; nil for posts, which prune nothing.
+    private(set) var trusted: ClosedRange<Int>?
+    /// False once a link was left unread (one read on the main thread only, on
+    /// another thread): the route is then not stamped.
+    var complete = true
+    /// Whether a chain found too long is walked again (a refresh), or taken as cut
+    /// off while the host leads to the same responder (posts, walks down).
+    let rereadsTooLongChains: Bool
+
+    static let post = RouteReading(trusted: nil, rereadsTooLongChains: false)
+
+    private init(trusted: ClosedRange<Int>?, rereadsTooLongChains: Bool) {
+        self.trusted = trusted
+        self.rereadsTooLongChains = rereadsTooLongChains
+    }
+
+    /// A refresh from `start` that collected its route at `generation`. Lock held.
+    init(refreshing start: DominoNode, collectedAt generation: Int) {
+        // When the last change was `start`'s own registration (a node made on first
+        // use, then refreshed), routes above it are as read before: only chains from
+        // below can pass through its responder.
+        let registeredLast = start.responderLink?.registeredAt == generation
+        self.init(trusted: (registeredLast ? generation &- 1 : generation)...generation, rereadsTooLongChains: true)
+    }
+
+    /// True when `node`'s route was read at a trusted generation. Lock held.
+    func prunes(_ node: DominoNode) -> Bool {
+        guard let trusted, let stamp = node.responderLink?.routeReadAt else { return false }
+        return trusted.contains(stamp)
+    }
+
+    /// The walk was collected again, at `generation`.
+    mutating func collected(at generation: Int) {
+        guard let current = trusted, current.upperBound != generation else { return }
+        trusted = generation...generation
+    }
+
+    /// An install left the link generation at `generation`; `changed` when it
+    /// changed the link.
+    mutating func installed(at generation: Int, changed: Bool) {
+        guard let current = trusted, current.upperBound != generation else { return }
+        // Exactly one more: the change was this install's, and its route is read next.
+        let own = changed && generation == current.upperBound &+ 1 && current.lowerBound <= generation
+        trusted = own ? current.lowerBound...generation : generation...generation
+    }
 }
 
 extension DominoNode {
     /// How many responders without a node Domino follows from one node before it
     /// gives up (a cycle of `nextDominoResponder`?) and reports
     /// ``Diagnostic/Code/responderChainTooLong``.
+    ///
+    /// It reports it once. While the node's responder still leads to the same next
+    /// responder, later posts stop there after reading that one link;
+    /// ``refreshResponderChain()`` walks the chain again.
     public static let maximumResponderChainLength = 1_000
 
     /// Registers a new node for `responder`. Exclusive lock held.
@@ -119,6 +194,9 @@ extension DominoNode {
         ResponderRegistry.exist = true
         ResponderRegistry.registrations += 1
         link.registration = ResponderRegistry.registrations
+        // Chains read before may pass through this responder, leading past its node.
+        ResponderRegistry.generation &+= 1
+        link.registeredAt = ResponderRegistry.generation
     }
 
     /// Unlinks this node from the responder chain in its deinit. Exclusive lock held.
@@ -171,13 +249,37 @@ extension DominoNode {
     /// (``children`` of the nodes above, ``routeNodes``) reflects it before anything is
     /// posted. Posts do this on their own, and walks down (broadcast, raise) read
     /// every responder node's chain.
+    ///
+    /// This node's own chain is always read. The route above is read up to the nodes
+    /// whose routes an earlier refresh read with no link changed, no responder node
+    /// created and nothing mounted since, so that refreshing each node of a deep
+    /// chain from the top down reads each link once. A responder that moves without
+    /// Domino seeing a change is read by the next post that passes it, or by
+    /// refreshing its own node (UIKit's `didMoveToSuperview()`).
+    ///
+    /// A chain that was found too long (see ``maximumResponderChainLength``) is
+    /// walked again here, where posts take it as it was while its first link stays.
     public func refreshResponderChain() {
         var refreshed: [ObjectIdentifier] = []
+        var reading: RouteReading?
         while true {
-            let (pending, seen) = graphLock.withShared {
-                (Self.respondersOnRoute(from: self, skipping: refreshed), ResponderRegistry.generation)
+            let (pending, walked, seen) = graphLock.withShared { () -> ([DominoNode], [ResponderLink], Int) in
+                let seen = ResponderRegistry.generation
+                if reading == nil {
+                    reading = RouteReading(refreshing: self, collectedAt: seen)
+                } else {
+                    reading!.collected(at: seen)
+                }
+                let (pending, walked) = Self.respondersOnRoute(from: self, skipping: refreshed, pruning: reading!)
+                return (pending, walked, seen)
             }
-            if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: seen) { return }
+            let changed = !pending.isEmpty && Self.refresh(pending, into: &refreshed, collectedAt: seen, reading: &reading!)
+            if !changed {
+                // Every responder node walked was read, by this call or (pruned above
+                // them) by an earlier one.
+                if reading!.complete { Self.stamp(walked, readAt: seen) }
+                return
+            }
         }
     }
 
@@ -219,16 +321,48 @@ extension DominoNode {
         return pending
     }
 
+    /// `respondersOnRoute(from:skipping:)` for a refresh, which goes no further up
+    /// from a node that `reading` prunes; also the responder links of every node
+    /// walked, read now or before. Lock held.
+    private static func respondersOnRoute(
+        from start: DominoNode, skipping refreshed: [ObjectIdentifier], pruning reading: RouteReading
+    ) -> (pending: [DominoNode], walked: [ResponderLink]) {
+        let skipped = refreshed.count > 16 ? Set(refreshed) : nil
+        var pending: [DominoNode] = []
+        var walked: [ResponderLink] = []
+        Route.walk(from: start, pruning: reading.prunes) { node in
+            guard let link = node.responderLink else { return }
+            walked.append(link)
+            let id = ObjectIdentifier(node)
+            if skipped?.contains(id) ?? refreshed.contains(id) { return }
+            if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
+        }
+        return (pending, walked)
+    }
+
+    /// Records that the routes of `links` were read at link generation `generation`,
+    /// unless a link changed since. Takes the exclusive lock only when one of them
+    /// says otherwise already: a refresh of a chain read before finds them all so.
+    private static func stamp(_ links: [ResponderLink], readAt generation: Int) {
+        let stale = graphLock.withShared { links.contains { $0.routeReadAt != generation } }
+        guard stale else { return }
+        graphLock.withExclusive { _ in
+            guard ResponderRegistry.generation == generation else { return }
+            for link in links { link.routeReadAt = generation }
+        }
+    }
+
     /// Appends to `queue` the responder nodes on the route from `link`'s successor
     /// that are not in `seen`, in route order, retained; marks every node it passes
     /// in `seen` and goes no further up from a node already there (its route was
-    /// listed when it was marked). Shared lock held.
-    private static func appendResponders(above link: ResponderLink, to queue: inout [DominoNode], seen: inout Set<ObjectIdentifier>) {
+    /// listed when it was marked), nor from one that `reading` prunes. Shared lock
+    /// held.
+    private static func appendResponders(above link: ResponderLink, to queue: inout [DominoNode], seen: inout Set<ObjectIdentifier>, reading: RouteReading) {
         guard let successor = link.successor else { return }
         var stack = [successor]
         while let next = stack.popLast() {
             next.withNode { node in
-                guard seen.insert(ObjectIdentifier(node)).inserted else { return }
+                guard seen.insert(ObjectIdentifier(node)).inserted, !reading.prunes(node) else { return }
                 if node.responderLink != nil, let retained = next.retainIfAlive() { queue.append(retained) }
                 // Pushed in reverse, the successor last, so that they pop in route order.
                 node.parentLinks.forEachLinkReversed { stack.append($0) }
@@ -248,8 +382,16 @@ extension DominoNode {
     /// - Returns: True when the links now differ from the ones the caller's route was
     ///   read along, so that it must be walked again.
     static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int) -> Bool {
+        var reading = RouteReading.post
+        return refresh(pending, into: &refreshed, collectedAt: collected, reading: &reading)
+    }
+
+    /// `refresh(_:into:collectedAt:)` for a refresh, which prunes what `reading`
+    /// trusts, and tells `reading` what it installed and whether it read every node.
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, reading: inout RouteReading) -> Bool {
         var generation = collected
-        let onMainThread = DeliveryMode.mainThread.isCurrent(ThreadState.current)
+        let thread = ThreadState.current
+        let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         var queue = pending
         // The nodes queued or refreshed, and those passed on the way to new ones; made
         // when a link first changes.
@@ -260,16 +402,24 @@ extension DominoNode {
             next += 1
             refreshed.append(ObjectIdentifier(node))
             guard let link = node.responderLink else { continue }
-            if link.readsOnMainThreadOnly && !onMainThread { continue }
-            guard case .resolved(let successor) = resolveSuccessor(of: link, from: node, onMainThread: onMainThread) else { continue }
+            if link.readsOnMainThreadOnly && !onMainThread {
+                reading.complete = false
+                continue
+            }
+            let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
+            guard case .resolved(let successor) = resolution else {
+                reading.complete = false
+                continue
+            }
             let installed = node.install(successor: successor, in: link)
             generation = installed.generation
+            reading.installed(at: installed.generation, changed: installed.changed)
             guard installed.changed, let successor else { continue }
             // Reads the chain above the new link now rather than after the caller's
             // next walk: a fresh chain N deep would take N walks of up to N nodes.
             if seen == nil { seen = Set(refreshed + queue[next...].map(ObjectIdentifier.init)) }
             if seen!.contains(ObjectIdentifier(successor)) { continue }
-            graphLock.withShared { appendResponders(above: link, to: &queue, seen: &seen!) }
+            graphLock.withShared { appendResponders(above: link, to: &queue, seen: &seen!, reading: reading) }
         }
         return generation != collected
     }
@@ -277,32 +427,69 @@ extension DominoNode {
     /// The node of the first responder above `link`'s host that has one, or
     /// `.unreadable` when a responder on the way may only be read on the main thread
     /// and this is not it (the link last read there then stays).
-    private static func resolveSuccessor(of link: ResponderLink, from node: DominoNode, onMainThread: Bool) -> Resolution {
+    ///
+    /// A chain found too long is reported once, and remembered with the responder the
+    /// host led to: while the host leads there, posts and walks down take the chain as
+    /// cut off after one read instead of walking it again (issue 28: 1,000 reads and a
+    /// diagnostic on every post). A refresh walks it again, and forgets it once it ends.
+    private static func resolveSuccessor(
+        of link: ResponderLink, from node: DominoNode, onMainThread: Bool,
+        reading: RouteReading, thread: UnsafeMutablePointer<ThreadState>
+    ) -> Resolution {
         guard let host = link.host else { return .resolved(nil) }
-        var candidate = host.nextResponderAssumingReadable()
+        let first = host.nextResponderAssumingReadable()
+        thread.pointee.responderReads &+= 1
+        var candidate = first
         var steps = 0
+        // Whether a chain found too long is remembered, and whether it is this one:
+        // learned in the first step's lock.
+        var remembered = false
         while let responder = candidate {
-            let registered = graphLock.withShared {
-                ResponderRegistry.nodes[ObjectIdentifier(responder)]?.retainIfAlive()
+            let (registered, knownTooLong) = graphLock.withShared { () -> (DominoNode?, Bool) in
+                let registered = ResponderRegistry.nodes[ObjectIdentifier(responder)]?.retainIfAlive()
+                if steps > 0 { return (registered, false) }
+                remembered = link.tooLongAbove != nil
+                return (registered, link.tooLongAbove === responder)
             }
             // The identity check guards against a dead host whose address was reused.
             if let registered, registered.responderLink?.host === responder {
+                if remembered { forgetTooLong(link) }
                 return .resolved(registered)
             }
+            if knownTooLong && !reading.rereadsTooLongChains { return .resolved(nil) }
             steps += 1
             if steps >= maximumResponderChainLength {
-                Diagnostics.emit(
-                    .responderChainTooLong,
-                    "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there. Make nextDominoResponder reach nil or a responder with a node."
-                )
+                if rememberTooLong(link, above: first) {
+                    Diagnostics.emit(
+                        .responderChainTooLong,
+                        "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there. Make nextDominoResponder reach nil or a responder with a node."
+                    )
+                }
                 return .resolved(nil)
             }
             // Each responder's own kind decides: a model object's chain may lead
             // through a view, which only the main thread may ask.
             if !onMainThread && type(of: responder).readsChainOnMainThreadOnly { return .unreadable }
             candidate = responder.nextResponderAssumingReadable()
+            thread.pointee.responderReads &+= 1
         }
+        if remembered { forgetTooLong(link) }
         return .resolved(nil)
+    }
+
+    /// Remembers that the chain above `link`'s host, which leads to `first`, was
+    /// found too long; false when it was already known so (reported before).
+    private static func rememberTooLong(_ link: ResponderLink, above first: (any DominoResponder)?) -> Bool {
+        graphLock.withExclusive { _ in
+            if let first, link.tooLongAbove === first { return false }
+            link.tooLongAbove = first
+            return true
+        }
+    }
+
+    /// Forgets a chain found too long, once it is not.
+    private static func forgetTooLong(_ link: ResponderLink) {
+        graphLock.withExclusive { _ in link.tooLongAbove = nil }
     }
 
     private enum Resolution {

@@ -61,6 +61,28 @@ enum Route {
         }
     }
 
+    /// `walkGeneral` from `start`, except that a node other than `start` for which
+    /// `prunes` is true is neither visited nor walked past: a refresh going no
+    /// further up than the part of its route that was read before. Lock held.
+    static func walk(from start: DominoNode, pruning prunes: (DominoNode) -> Bool, _ visit: (DominoNode) -> Void) {
+        let first = NodeLink(start)
+        var visited = Set<NodeLink>()
+        var stack: [NodeLink] = [first]
+        while let link = stack.popLast() {
+            guard visited.insert(link).inserted else { continue }
+            link.withNode { node in
+                if link != first && prunes(node) { return }
+                visit(node)
+                node.parentLinks.forEachLinkReversed { parent in
+                    if !visited.contains(parent) { stack.append(parent) }
+                }
+                if let successor = node.responderLink?.successor, !visited.contains(successor) {
+                    stack.append(successor)
+                }
+            }
+        }
+    }
+
     /// Walks down from `starts`: each start, then its descendants, depth-first
     /// pre-order, children in mount order and then the nodes whose responder chain
     /// leads here, each node once across all starts (`visited` carries over between

@@ -19,6 +19,10 @@ struct ThreadState {
     /// Space for walks down, kept between them (see `DownScratch`); nil while a walk
     /// down on this thread uses it.
     var downScratch: DownScratch?
+    /// How many times this thread read a responder's `nextDominoResponder` to
+    /// resolve a node's successor: what tests count to show that a refresh or a post
+    /// reads each link once rather than the whole chain again.
+    var responderReads: Int = 0
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
