@@ -24,19 +24,6 @@ func currentPlace() -> String {
     return DispatchQueue.getSpecific(key: placeKey) ?? (Thread.isMainThread ? "main" : "elsewhere")
 }
 
-/// Runs `body` on a background thread and waits for it: the caller keeps its place
-/// (the main actor stays blocked, so nothing it was sent runs meanwhile).
-private func onBackgroundThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-    let box = Log<T>()
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-        box.append(body())
-        done.signal()
-    }
-    done.wait()
-    return box.entries[0]
-}
-
 /// An actor whose `receive` handler decides in its isolation.
 private actor SyncCoordinator {
     private(set) var decided: [Int] = []
@@ -113,7 +100,7 @@ struct MovingErrorWalkTests {
         }
         nodes[1].handle(NetworkError.self, on: .postingThread) { _ in log.append("above") }
         let bottom = nodes[0]
-        let report = onBackgroundThread { bottom.report(NetworkError(message: "x")) }
+        let report = onAnotherThread { bottom.report(NetworkError(message: "x")) }
         // The walk is on the main queue, behind this test: cancelling now must win.
         decider.cancel()
         #expect(await eventuallyOnMainActor { log.count == 1 })
@@ -148,7 +135,7 @@ struct MovingErrorWalkTests {
             decided.append(error.itemID)
             return .handled
         }
-        onBackgroundThread {
+        onAnotherThread {
             for itemID in 0..<50 { node.report(SyncFailed(itemID: itemID, isRetryable: true)) }
         }
         #expect(await eventuallyOnMainActor { decided.count == 50 })
@@ -166,7 +153,7 @@ struct MovingErrorWalkTests {
             if diagnostic.message.contains("moved-unhandled0") { codes.append(diagnostic.code) }
         }
         defer { Diagnostics.resetHandler() }
-        _ = onBackgroundThread { bottom.report(NetworkError(message: "x")) }
+        _ = onAnotherThread { bottom.report(NetworkError(message: "x")) }
         #expect(await eventuallyOnMainActor { codes.count == 1 })
         #expect(codes.entries == [.unhandledError])
     }
@@ -201,7 +188,7 @@ struct ProtocolPostToEveryTargetTests {
         let node = DominoNode(label: "screen")
         let target = TransferTarget("screen", log: log)
         node.subscribe(TransferEvents.self, target: target, on: .mainThread)
-        let result = onBackgroundThread { node.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(40) } }
+        let result = onAnotherThread { node.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(40) } }
         #expect(result.ran == 0)
         #expect(result.continuesAt == "screen on the main thread")
         #expect(await eventuallyOnMainActor { log.count == 1 })
@@ -221,7 +208,7 @@ struct ProtocolPostToEveryTargetTests {
         nodes[2].subscribe(TransferEvents.self, target: targets[2], on: .postingThread)
         nodes[3].subscribe(TransferEvents.self, target: targets[3], on: .queue(namedQueue("b")))
         let bottom = nodes[0]
-        _ = onBackgroundThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(70) } }
+        _ = onAnotherThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(70) } }
         #expect(await eventuallyOnMainActor { log.count == 4 })
         #expect(log.entries == ["n0 70% on a", "n1 70% on main", "n2 70% on main", "n3 70% on b"])
         withExtendedLifetime(targets) {}
@@ -262,7 +249,7 @@ struct ProtocolPostToEveryTargetTests {
         nodes[0].subscribe(TransferEvents.self, target: gone!, on: .mainThread)
         nodes[1].subscribe(TransferEvents.self, target: stays, on: .postingThread)
         let bottom = nodes[0]
-        _ = onBackgroundThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(1) } }
+        _ = onAnotherThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(1) } }
         gone = nil
         #expect(await eventuallyOnMainActor { log.count == 1 })
         #expect(log.entries == ["stays 1% on main"])
@@ -277,7 +264,7 @@ struct ProtocolPostToEveryTargetTests {
         nodes[0].intercept(protocol: TransferEvents.self) { _ in .stop }
         nodes[1].subscribe(TransferEvents.self, target: targets[1], on: .postingThread)
         let bottom = nodes[0]
-        _ = onBackgroundThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(5) } }
+        _ = onAnotherThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(5) } }
         #expect(await eventuallyOnMainActor { log.count == 1 })
         try? await Task.sleep(nanoseconds: 20_000_000)
         #expect(log.entries == ["n0 5% on main"])
@@ -291,7 +278,7 @@ struct ProtocolPostToEveryTargetTests {
         nodes[0].subscribe(TransferEvents.self, target: target, on: .mainThread)
         nodes[1].handle(NetworkError.self, on: .postingThread) { error in log.append("caught \(error.message)") }
         let bottom = nodes[0]
-        _ = onBackgroundThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(-1) } }
+        _ = onAnotherThread { bottom.post(TransferEvents.self, to: .everyTarget) { try $0.transferDidProgress(-1) } }
         #expect(await eventuallyOnMainActor { log.count == 2 })
         #expect(log.entries == ["n0 -1% on main", "caught n0 refused -1"])
         withExtendedLifetime(target) {}
@@ -302,7 +289,7 @@ struct ProtocolPostToEveryTargetTests {
         let node = DominoNode(label: "screen")
         let target = TransferTarget("screen", log: log)
         node.subscribe(TransferEvents.self, target: target, on: .mainThread)
-        let diagnostics = onBackgroundThread {
+        let diagnostics = onAnotherThread {
             Diagnostics.capture { node.post(TransferEvents.self) { try $0.transferDidProgress(1) } }
         }
         #expect(diagnostics.map(\.code) == [.targetSkipped])

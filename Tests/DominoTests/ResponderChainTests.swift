@@ -113,6 +113,31 @@ import DominoTesting
         #expect(recorder.nodes == ["content", "content", "other", "other"])
     }
 
+    @Test func postFromAnotherThreadAtAChainNeverReadSaysItWasCutShortAndReportsItOnce() {
+        let screen = Screen()
+        let button = screen.button.dominoNode
+        func postInBackground(_ value: Int) -> (PostResult, [Diagnostic]) {
+            onAnotherThread {
+                var result: PostResult?
+                let diagnostics = Diagnostics.capture { result = button.post(Ping(value: value)) }
+                return (result!, diagnostics)
+            }
+        }
+        let (first, firstDiagnostics) = postInBackground(1)
+        #expect(first.routeCutShort)
+        #expect(firstDiagnostics.map(\.code) == [.responderChainUnread])
+        #expect(firstDiagnostics.first?.message.contains("refreshResponderChain()") == true)
+        #expect(firstDiagnostics.first?.message.contains(button.description) == true)
+        let (second, secondDiagnostics) = postInBackground(2)
+        #expect(second.routeCutShort)
+        #expect(secondDiagnostics.isEmpty)
+        button.refreshResponderChain()
+        let (third, thirdDiagnostics) = postInBackground(3)
+        #expect(!third.routeCutShort)
+        #expect(thirdDiagnostics.isEmpty)
+        #expect(button.post(Ping(value: 4)).routeCutShort == false)
+    }
+
     @Test func managerMountedAtAControllerContinuesUpThatControllersChain() {
         // Domino's README scene: a manager outside the responder chain is mounted at
         // the content controller and its events reach the root controller.

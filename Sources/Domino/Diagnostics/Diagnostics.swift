@@ -81,6 +81,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         /// ``DominoNode/post(_:method:to:isolation:_:)``, which moves to where each
         /// target lives; a request has to be made where its targets live.
         public static var targetSkipped: Code { Code("targetSkipped") }
+        /// A post, request or report made off the main thread reached a node whose
+        /// responder chain has never been read on the main thread (UIKit's chains may
+        /// only be read there), so its route stops there: the nodes that chain leads
+        /// to were not reached (``PostResult/routeCutShort``). Reported once per node.
+        /// Call ``DominoNode/refreshResponderChain()`` on that node on the main thread
+        /// once it is in its hierarchy, or post from the main thread first.
+        public static var responderChainUnread: Code { Code("responderChainUnread") }
         /// A ``Signal`` got more live subscriptions than its ``Signal/maxSubscriptions``,
         /// or the limit was lowered below their count (a leak, or an object subscribing
         /// again?). Nothing is refused or removed: every subscription stays.
@@ -104,7 +111,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
                 .unansweredRequest, .targetNotAnObject, .responderChainTooLong,
                 .asyncResponderSkipped, .isolatedResponderSkipped, .targetSkipped,
                 .observerLimitExceeded, .duplicateSubscription, .unhandledError,
-                .noNodeInScope,
+                .noNodeInScope, .responderChainUnread,
             ]
         }
     }

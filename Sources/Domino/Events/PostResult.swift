@@ -49,6 +49,14 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
     /// elsewhere moves there and goes on from it. Nil when the walk ended before
     /// `post` returned.
     public var continuesAt: String? { stopReason == nil ? place : nil }
+    /// True when the route was cut short: the post was made off the main thread, and
+    /// a node on its route has a responder chain that has never been read on the main
+    /// thread (UIKit's chains may only be read there), so the nodes that chain leads
+    /// to were not reached. Reported once per node as
+    /// ``Diagnostic/Code/responderChainUnread``; call
+    /// ``DominoNode/refreshResponderChain()`` on that node on the main thread (see
+    /// <doc:TheResponderChain>).
+    public let routeCutShort: Bool
     /// Where the walk stopped, or where it went on: one field for both, since a walk
     /// that stopped did not go on (a second field cost every post a release).
     private let place: String?
@@ -58,12 +66,13 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
     /// True when something stopped the event before the end of its route.
     public var wasStopped: Bool { stopReason != nil }
 
-    init(deliveries: Int, scheduled: Int = 0, nodesVisited: Int, stopReason: StopReason?, stoppedAt: String?) {
+    init(deliveries: Int, scheduled: Int = 0, nodesVisited: Int, stopReason: StopReason?, stoppedAt: String?, routeCutShort: Bool = false) {
         self.deliveries = deliveries
         self.scheduled = scheduled
         self.nodesVisited = nodesVisited
         self.stopReason = stopReason
         place = stoppedAt
+        self.routeCutShort = routeCutShort
     }
 
     /// A walk that went on elsewhere after `post` returned.
@@ -73,6 +82,7 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
         self.nodesVisited = nodesVisited
         stopReason = nil
         place = continuesAt
+        routeCutShort = false
     }
 
     /// A one-line summary, such as `delivered to 2 handler(s) over 3 node(s)`, or
@@ -86,6 +96,7 @@ public struct PostResult: Sendable, Equatable, CustomStringConvertible {
             text += ", stopped (\(stopReason)) at \(stoppedAt ?? "?")"
         }
         if let continuesAt { text += ", continues at \(continuesAt)" }
+        if routeCutShort { text += ", route cut short at a responder chain not yet read on the main thread" }
         return text
     }
 }

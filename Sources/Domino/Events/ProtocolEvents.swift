@@ -343,7 +343,7 @@ extension DominoNode {
         } else if calls == 0 && plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unhandled, event: event.description, node: description))
         }
-        return (nil, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil))
+        return (nil, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort))
     }
 
     private func reportSkippedTargets<Target>(_ event: ProtocolEvent<Target>, _ places: [String]) {
@@ -442,7 +442,7 @@ struct TargetWalk<Target>: Sendable {
         if calls == 0 && plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unhandled, event: event.description, node: origin.description))
         }
-        return TargetWalkEnd(result: PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil), next: .done)
+        return TargetWalkEnd(result: PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort), next: .done)
     }
 }
 

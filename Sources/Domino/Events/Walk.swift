@@ -218,6 +218,9 @@ struct Plan: ~Copyable {
     var originTraced = false
     /// The thread's `writes` when the plan was collected.
     var writes = 0
+    /// True when the route stopped at a responder chain never read on the main
+    /// thread (see ``PostResult/routeCutShort``).
+    var routeCutShort = false
     /// The stripe this plan's walk pinned, or -1, and the parity it pinned.
     private var pinned = -1
     private var pinnedParity = 0
@@ -342,6 +345,7 @@ extension DominoNode {
     func collectFollowingResponders(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         let stripe = thread.pointee.stripe
         var refreshed: [ObjectIdentifier] = []
+        var cutShort = false
         while true {
             graphLock.lockShared(stripe: stripe)
             collectLocked(key, into: &plan)
@@ -349,7 +353,10 @@ extension DominoNode {
             let pending = Self.respondersOnRoute(from: self, skipping: refreshed)
             let collected = ResponderRegistry.generation
             graphLock.unlockShared(stripe: stripe)
-            if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: collected) { return }
+            if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: collected, cutShort: &cutShort) {
+                plan.routeCutShort = cutShort
+                return
+            }
             plan = Plan()
             plan.writes = thread.pointee.writes
         }
@@ -502,7 +509,7 @@ extension DominoNode {
             Signposts.end(.post, id: ThreadState.signpostID(thread), result.description)
         }
         if !orphans.isEmpty { Self.purge(orphans) }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt, routeCutShort: plan.routeCutShort)
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else

@@ -96,6 +96,13 @@ final class ResponderLink: @unchecked Sendable {
     /// cycle of responders without nodes?), so that posts do not walk it again while
     /// the host still leads there; nil otherwise. Written under the exclusive lock.
     @exclusivity(unchecked) weak var tooLongAbove: (any DominoResponder)?
+    /// True once the chain was read (`successor` then says where it leads, nil
+    /// included). Written under the exclusive lock.
+    @exclusivity(unchecked) var wasRead = false
+    /// True once a walk off the main thread was cut short here, before the chain was
+    /// ever read, and said so (``Diagnostic/Code/responderChainUnread``, once per
+    /// node). Written under the exclusive lock.
+    @exclusivity(unchecked) var reportedUnread = false
 
     init(host: any DominoResponder) {
         self.host = host
@@ -139,6 +146,9 @@ struct RouteReading {
     /// Whether a chain found too long is walked again (a refresh), or taken as cut
     /// off while the host leads to the same responder (posts, walks down).
     let rereadsTooLongChains: Bool
+    /// True once a link that was never read could not be read here (off the main
+    /// thread): the route leaves out whatever that chain leads to.
+    var cutShort = false
 
     static let post = RouteReading(trusted: nil, rereadsTooLongChains: false)
 
@@ -302,7 +312,8 @@ extension DominoNode {
         // Creation order, so that followers newly found are appended in a stable order.
         let ordered = nodes.sorted { $0.registration < $1.registration }.map(\.node)
         var refreshed: [ObjectIdentifier] = []
-        _ = refresh(ordered, into: &refreshed, collectedAt: 0)
+        var cutShort = false
+        _ = refresh(ordered, into: &refreshed, collectedAt: 0, cutShort: &cutShort)
     }
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so
@@ -381,9 +392,11 @@ extension DominoNode {
     ///   racing on a fresh node delivered to nobody).
     /// - Returns: True when the links now differ from the ones the caller's route was
     ///   read along, so that it must be walked again.
-    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int) -> Bool {
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, cutShort: inout Bool) -> Bool {
         var reading = RouteReading.post
-        return refresh(pending, into: &refreshed, collectedAt: collected, reading: &reading)
+        let changed = refresh(pending, into: &refreshed, collectedAt: collected, reading: &reading)
+        if reading.cutShort { cutShort = true }
+        return changed
     }
 
     /// `refresh(_:into:collectedAt:)` for a refresh, which prunes what `reading`
@@ -403,12 +416,12 @@ extension DominoNode {
             refreshed.append(ObjectIdentifier(node))
             guard let link = node.responderLink else { continue }
             if link.readsOnMainThreadOnly && !onMainThread {
-                reading.complete = false
+                leftUnread(link, at: node, reading: &reading)
                 continue
             }
             let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
             guard case .resolved(let successor) = resolution else {
-                reading.complete = false
+                leftUnread(link, at: node, reading: &reading)
                 continue
             }
             let installed = node.install(successor: successor, in: link)
@@ -422,6 +435,27 @@ extension DominoNode {
             graphLock.withShared { appendResponders(above: link, to: &queue, seen: &seen!, reading: reading) }
         }
         return generation != collected
+    }
+
+    /// Notes a link that this walk could not read (off the main thread). A link read
+    /// before keeps leading where it was last read; one never read leads nowhere yet,
+    /// so the walk is cut short at `node`: reported once per node, naming the call
+    /// that reads it.
+    private static func leftUnread(_ link: ResponderLink, at node: DominoNode, reading: inout RouteReading) {
+        reading.complete = false
+        let (wasRead, reported) = graphLock.withShared { (link.wasRead, link.reportedUnread) }
+        if wasRead { return }
+        reading.cutShort = true
+        if reported { return }
+        let first = graphLock.withExclusive { _ -> Bool in
+            defer { link.reportedUnread = true }
+            return !link.reportedUnread
+        }
+        guard first else { return }
+        Diagnostics.emit(
+            .responderChainUnread,
+            "A walk from another thread reached \(node), whose responder chain has never been read on the main thread, so the route stops there (the nodes that chain leads to were not reached). Call refreshResponderChain() on it on the main thread once it is in its hierarchy (in viewDidLoad or didMoveToWindow), or post from the main thread first."
+        )
     }
 
     /// The node of the first responder above `link`'s host that has one, or
@@ -504,15 +538,21 @@ extension DominoNode {
     private func install(successor resolved: DominoNode?, in link: ResponderLink) -> (generation: Int, changed: Bool) {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
-        let (successor, unchanged, generation) = graphLock.withShared { () -> (DominoNode?, Bool, Int) in
+        let (successor, unchanged, generation, wasRead) = graphLock.withShared { () -> (DominoNode?, Bool, Int, Bool) in
             let generation = ResponderRegistry.generation
             let successor = link.followsChain ? resolved : nil
-            guard let current = link.successor else { return (successor, successor == nil, generation) }
-            return (successor, successor.map { current.refers(to: $0) } ?? false, generation)
+            guard let current = link.successor else { return (successor, successor == nil, generation, link.wasRead) }
+            return (successor, successor.map { current.refers(to: $0) } ?? false, generation, link.wasRead)
         }
-        if unchanged { return (generation, false) }
+        if unchanged {
+            // Once per link: that it has been read is what tells a walk off the main
+            // thread whether its route is cut short here.
+            if !wasRead { graphLock.withExclusive { _ in link.wasRead = true } }
+            return (generation, false)
+        }
         var closedCycle = false
         let installed = graphLock.withExclusive { _ -> Int in
+            link.wasRead = true
             ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
             link.successor = nil
