@@ -214,22 +214,8 @@ import DominoTesting
     }
 
     @Test func cycleInTheResponderChainIsReportedAndCutOff() {
-        final class Loop: DominoResponder, @unchecked Sendable {
-            weak var next: Loop?
-            nonisolated var nextDominoResponder: (any DominoResponder)? { next }
-            nonisolated static var readsChainOnMainThreadOnly: Bool { false }
-        }
-        let first = Loop(), second = Loop()
-        first.next = second
-        second.next = first
-        final class Entry: DominoResponder, @unchecked Sendable {
-            let into: Loop
-            init(_ into: Loop) { self.into = into }
-            nonisolated var nextDominoResponder: (any DominoResponder)? { into }
-            nonisolated static var readsChainOnMainThreadOnly: Bool { false }
-        }
-        let entry = Entry(first)
-        let node = DominoNode(label: "entry", responder: entry)
+        let cycle = ResponderCycle()
+        let node = DominoNode(label: "entry", responder: cycle.entry)
         let diagnostics = Diagnostics.capture {
             let result = node.post(Ping(value: 1))
             #expect(result.nodesVisited == 1)
@@ -247,7 +233,6 @@ import DominoTesting
         }
         #expect(delivered.value == 20)
         #expect(diagnostics.map(\.code) == [.responderChainTooLong])
-        cycle.open()
     }
 
     @Test func postsAfterTheFirstThroughAResponderCycleReadOnlyTheFirstLink() {
@@ -258,37 +243,33 @@ import DominoTesting
             for value in 1...10 { node.post(Ping(value: value)) }
         }
         #expect(reads == 10)
-        cycle.open()
     }
 
     @Test func aResponderThatStopsLeadingIntoACycleIsFollowedByTheNextPost() {
         let cycle = ResponderCycle()
         let node = DominoNode(label: "entry", responder: cycle.entry)
-        let target = PlainResponder()
-        let targetNode = DominoNode(label: "target", responder: target)
+        let target = SimResponder("target")
         let recorder = EventRecorder()
-        recorder.record(Ping.self, at: targetNode)
+        recorder.record(Ping.self, at: target.dominoNode)
         Diagnostics.capture { node.post(Ping(value: 0)) }
-        cycle.entry.setNext(target)
+        cycle.entry.next = target
         node.post(Ping(value: 1))
         #expect(recorder.values(of: Ping.self).map(\.value) == [1])
-        cycle.open()
     }
 
     @Test func refreshWalksAResponderCycleAgainFindingItBrokenOrReportingNothingNew() {
         let cycle = ResponderCycle()
         let node = DominoNode(label: "entry", responder: cycle.entry)
-        let target = PlainResponder()
-        let targetNode = DominoNode(label: "target", responder: target)
+        let target = SimResponder("target")
+        let targetNode = target.dominoNode
         let diagnostics = Diagnostics.capture {
             node.post(Ping(value: 0))
             node.refreshResponderChain()                      // still a cycle: known already
         }
         #expect(diagnostics.map(\.code) == [.responderChainTooLong])
-        cycle.second.setNext(target)                          // broken above its first link
+        cycle.second.next = target                            // broken above its first link
         node.refreshResponderChain()
         #expect(node.resolvedSuccessor === targetNode)
-        cycle.open()
     }
 
     // MARK: Walks down the chain
@@ -390,21 +371,23 @@ private final class PlainResponder: DominoResponder, Sendable {
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
 }
 
-/// entry > first > second > first > ...: responders without nodes that loop.
-private struct ResponderCycle {
-    let entry = SwappableResponder(), first = SwappableResponder(), second = SwappableResponder()
+/// entry > first > second > first > ...: responders without nodes that loop. Read on
+/// the main thread only, as UIKit's: a walk down in another test, on another thread,
+/// could otherwise find the cycle first and report it there.
+@MainActor private struct ResponderCycle {
+    let entry = LinkedResponder(), first = LinkedResponder(), second = LinkedResponder()
 
     init() {
-        entry.setNext(first)
-        first.setNext(second)
-        second.setNext(first)
+        entry.next = first
+        first.next = second
+        second.next = first
     }
+}
 
-    /// Ends the reference cycle, so that the responders deallocate.
-    func open() {
-        first.setNext(nil)
-        second.setNext(nil)
-    }
+/// A main-actor responder whose next responder is set by the test (held weakly).
+@MainActor private final class LinkedResponder: DominoResponder {
+    weak var next: (any DominoResponder)?
+    var nextDominoResponder: (any DominoResponder)? { next }
 }
 
 /// How many links this thread reads (`nextDominoResponder`) while `body` runs.
