@@ -1,0 +1,35 @@
+// The fuzzer's entry point: each input is decoded into one sequence of operations
+// (the reference model's driver draws every choice from the input's bytes), run
+// against the library and the model; a divergence stops the run with the sequence.
+// Built and run by `Fuzz/run.sh`; see Fuzz/README.md.
+
+/// The input's bytes as the driver's random numbers: one byte a draw, so that a
+/// mutation of one byte changes one choice.
+struct InputBytes: RandomNumberGenerator {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+    /// Past the input's end: a fixed sequence, never stuck on a value that a bounded
+    /// draw rejects (zero is, for most bounds).
+    var tail: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    mutating func next() -> UInt64 {
+        guard offset < bytes.count else {
+            tail = tail &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return tail
+        }
+        let byte = UInt64(bytes[offset])
+        offset += 1
+        // The byte in every lane: a bounded draw reads the high bits, and the low
+        // bits are never all zero (which a draw rejects and draws again).
+        return byte &* 0x0101_0101_0101_0101 | 1
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = InputBytes(bytes: UnsafeRawBufferPointer(start: data, count: size))
+    if let divergence = modelDivergence(using: &input) {
+        fatalError("the library diverged from the reference model \(divergence)")
+    }
+    return 0
+}
