@@ -149,6 +149,9 @@ struct RouteReading {
     /// True once a link that was never read could not be read here (off the main
     /// thread): the route leaves out whatever that chain leads to.
     var cutShort = false
+    /// False for the reading of every responder chain that walks down do: a link
+    /// they cannot read is not on the walk's route, so it is not reported.
+    var reportsUnread = true
 
     static let post = RouteReading(trusted: nil, rereadsTooLongChains: false)
 
@@ -313,7 +316,7 @@ extension DominoNode {
         let ordered = nodes.sorted { $0.registration < $1.registration }.map(\.node)
         var refreshed: [ObjectIdentifier] = []
         var cutShort = false
-        _ = refresh(ordered, into: &refreshed, collectedAt: 0, cutShort: &cutShort)
+        _ = refresh(ordered, into: &refreshed, collectedAt: 0, cutShort: &cutShort, reportsUnread: false)
     }
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so
@@ -392,8 +395,9 @@ extension DominoNode {
     ///   racing on a fresh node delivered to nobody).
     /// - Returns: True when the links now differ from the ones the caller's route was
     ///   read along, so that it must be walked again.
-    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, cutShort: inout Bool) -> Bool {
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, cutShort: inout Bool, reportsUnread: Bool = true) -> Bool {
         var reading = RouteReading.post
+        reading.reportsUnread = reportsUnread
         let changed = refresh(pending, into: &refreshed, collectedAt: collected, reading: &reading)
         if reading.cutShort { cutShort = true }
         return changed
@@ -443,6 +447,7 @@ extension DominoNode {
     /// that reads it.
     private static func leftUnread(_ link: ResponderLink, at node: DominoNode, reading: inout RouteReading) {
         reading.complete = false
+        guard reading.reportsUnread else { return }
         let (wasRead, reported) = graphLock.withShared { (link.wasRead, link.reportedUnread) }
         if wasRead { return }
         reading.cutShort = true
