@@ -13,8 +13,13 @@ let package = Package(
         .library(name: "DominoSwiftUI", targets: ["DominoSwiftUI"]),
         .executable(name: "domino-demo", targets: ["DominoDemo"]),
     ],
+    dependencies: [
+        // Atomic loads, stores and read-modify-writes on raw memory for the lock-free
+        // paths (see AtomicWord); pure Swift, nothing to install.
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+    ],
     targets: [
-        .target(name: "Domino"),
+        .target(name: "Domino", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "DominoTesting", dependencies: ["Domino"]),
         .target(name: "DominoSwiftUI", dependencies: ["Domino"]),
         .executableTarget(name: "DominoDemo", dependencies: ["Domino", "DominoTesting"]),

@@ -11,16 +11,28 @@ shift || true
 out=.build-fuzz
 mkdir -p "$out"
 
+# Domino's dependency, swift-atomics, from SwiftPM's checkout, as SwiftPM builds it:
+# its Swift module (all of whose code Domino inlines) and its small C module.
+atomics=.build/checkouts/swift-atomics/Sources
+[ -d "$atomics" ] || swift package resolve >/dev/null
+shims=(-I "$atomics/_AtomicsShims/include")
+mapfile -t atomics_sources < <(find "$atomics/Atomics" -name '*.swift' | sort)
+swiftc -parse-as-library -O -g -swift-version 5 -enable-experimental-feature BuiltinModule "${shims[@]}" \
+    -wmo -module-name Atomics -emit-module -emit-module-path "$out/Atomics.swiftmodule" \
+    -c "${atomics_sources[@]}" -o "$out/Atomics.o"
+clang -O2 -g "${shims[@]}" -c "$atomics/_AtomicsShims/src/_AtomicsShims.c" -o "$out/_AtomicsShims.o"
+
 # The library as one module, testable (the model reads internals), instrumented.
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -I "$out" "${shims[@]}")
 mapfile -t sources < <(find Sources/Domino -name '*.swift' | sort)
 swiftc "${flags[@]}" -wmo -module-name Domino -package-name Domino -enable-testing \
     -emit-module -emit-module-path "$out/Domino.swiftmodule" \
     -c "${sources[@]}" -o "$out/Domino.o"
 # The reference model the tests use, and the entry point.
-swiftc "${flags[@]}" -wmo -module-name DominoFuzz -I "$out" \
+swiftc "${flags[@]}" -wmo -module-name DominoFuzz \
     -c Tests/DominoTests/ReferenceModel.swift Fuzz/FuzzDomino.swift -o "$out/DominoFuzz.o"
-swiftc -sanitize=fuzzer,address "$out/Domino.o" "$out/DominoFuzz.o" -o "$out/fuzz-domino"
+swiftc -sanitize=fuzzer,address "$out/Atomics.o" "$out/_AtomicsShims.o" "$out/Domino.o" "$out/DominoFuzz.o" \
+    -o "$out/fuzz-domino"
 
 # The committed corpus stays as it is; the run grows a copy.
 mkdir -p "$out/corpus"

@@ -10,6 +10,7 @@
 #      `@available(macOS, iOS, watchOS, tvOS ...)` attributes, for the platform's
 #      triple (the `@backDeployed` lines are dropped: their bodies are not in the
 #      Linux interface, and the `@available` that stays is the right floor);
+#    - swift-atomics, Domino's one dependency, from SwiftPM's checkout;
 #    - the stand-ins for what those interfaces do not cover, declared as Apple's SDK
 #      declares them, availability included: Darwin (a C module and its overlay),
 #      ObjectiveC, Dispatch, Foundation and Combine (AppleSDK/), and os, UIKit,
@@ -37,6 +38,10 @@ swiftc_path=$(readlink -f "$(command -v swiftc)")
 toolchain=$(dirname "$(dirname "$swiftc_path")")/lib/swift
 interfaces=$toolchain/linux
 plugins=$toolchain/host/plugins
+
+# swift-atomics' sources, where SwiftPM checks them out for the library.
+atomics=.build/checkouts/swift-atomics/Sources
+[ -d "$atomics" ] || swift package resolve >/dev/null
 
 # name, triple. Simulators are left out: their triples differ from the devices' only
 # in the environment (`targetEnvironment(simulator)`, which Domino never tests) and,
@@ -141,6 +146,23 @@ JSON
         for file in ${entry#*:}; do files+=("$here/$file"); done
         "${module[@]}" -swift-version 6 -module-name "${entry%%:*}" "${files[@]}" -o "$sdk/${entry%%:*}.swiftmodule"
     done
+
+    # Our dependency, swift-atomics, as SwiftPM builds it (Swift 5 mode, the compiler's
+    # builtins), from the checkout SwiftPM made for the library, in its single-module
+    # form (its CMake build's): the C module it otherwise imports for two function
+    # declarations includes <assert.h>, which the stand-in SDK has no reason to carry.
+    local atomics_sources
+    mapfile -t atomics_sources < <(find "$atomics/Atomics" -name '*.swift' | sort)
+    local atomics_target=()
+    # The standard library here is built from the x86_64 Linux interface, so its `Int`
+    # is 64 bits wide on every triple; on arm64_32 the bodies of swift-atomics' own
+    # `#if _pointerBitWidth(_32)` branch (32-bit storage for `Int`) do not match it.
+    # There its declarations alone are checked (availability included), which is all
+    # that typechecking Domino against it needs.
+    [[ $triple == arm64_32-* ]] && atomics_target=(-experimental-skip-all-function-bodies)
+    "${front[@]}" "${atomics_target[@]}" -parse-as-library -emit-module -swift-version 5 -module-name Atomics \
+        -enable-experimental-feature BuiltinModule -D ATOMICS_SINGLE_MODULE \
+        "${atomics_sources[@]}" -o "$dir/Atomics.swiftmodule"
 
     # Our code: the library's modules, then what users copy from the docs.
     local ours=("${front[@]}" -swift-version 6 -warnings-as-errors -I "$dir")

@@ -11,11 +11,13 @@ let package = Package(
     name: "PlatformCheckAppKit",
     dependencies: [
         .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         .target(
             name: "Domino",
             dependencies: [
+                .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "AppKit", package: "PlatformCheck"),
                 .product(name: "Combine", package: "PlatformCheck"),
                 .product(name: "os", package: "PlatformCheck"),

@@ -202,10 +202,7 @@ public enum Tracing {
             graphLock.withExclusive { _ in
                 GraphSettings.traceAllNodes = newValue
                 GraphSettings.refreshTraceAll()
-                // Writers are serialized by the lock: the swap always succeeds.
-                let word = UnsafeMutableRawPointer(firesTraced)
-                var expected = AtomicWord.load(word)
-                _ = AtomicWord.compareExchange(word, expected: &expected, desired: newValue ? 1 : 0)
+                AtomicWord.store(UnsafeMutableRawPointer(firesTraced), newValue ? 1 : 0)
             }
         }
     }

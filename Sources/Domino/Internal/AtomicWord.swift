@@ -1,46 +1,86 @@
-/// Word-sized atomics on raw memory: the one place that calls the standard
-/// library's primitives for them.
+// Public only because the inlinable fire path (`Signal.fire`, `ObserverList.load`)
+// reads an observer's slot with `AtomicWord.load`: inlinable code may use only
+// what a public import brings. Nothing of Atomics appears in Domino's API.
+public import Atomics
+
+/// Word-sized atomics on raw memory: the one place that names an atomic type.
 ///
-/// `Synchronization.Atomic` would be the natural type, but it needs iOS 18 /
-/// macOS 15 and the core deploys to iOS 13. The standard library's own word-sized
-/// primitives are `@_transparent` / `@_alwaysEmitIntoClient`: they compile to one
-/// instruction each (an acquiring load, a sequentially consistent
-/// compare-and-swap) on every OS version, need nothing from the runtime, and the
-/// thread sanitizer sees them as the atomics they are. They are typed for class
-/// references; these functions only move the word's bit pattern through them,
-/// never retaining or dereferencing it.
+/// They come from `apple/swift-atomics` (`UnsafeAtomic`), which compiles each
+/// operation to the processor's own instruction through the compiler's builtins
+/// on every OS version Domino deploys to (iOS 13, macOS 10.15 and up), needs
+/// nothing from the runtime, and is seen by the thread sanitizer as the atomics
+/// they are. `Synchronization.Atomic` would be the natural type, but it needs
+/// iOS 18 / macOS 15. Until session 9 these were the standard library's
+/// underscored primitives for class references, which offered only an acquiring
+/// load and a sequentially consistent compare-and-swap: an add was a
+/// compare-and-swap loop (5.75 instructions against 1.25 for `lock xadd`) and a
+/// store a compare-and-swap (6.25 against 2.37); see the CHANGELOG.
+///
+/// Every word these functions touch holds an `Int`'s or a pointer's bit pattern
+/// and is only ever accessed through them (or before it is shared).
 @usableFromInline
 enum AtomicWord {
+    @inlinable @inline(__always)
+    static func atomic(_ word: UnsafeMutableRawPointer) -> UnsafeAtomic<UInt> {
+        UnsafeAtomic(at: word.assumingMemoryBound(to: UInt.AtomicRepresentation.self))
+    }
+
     /// An acquiring load of the word at `word`.
     @inlinable @inline(__always)
     static func load(_ word: UnsafeMutableRawPointer) -> UInt {
-        let target = word.assumingMemoryBound(to: FlagWord?.self)
-        return UInt(bitPattern: _stdlib_atomicAcquiringLoadARCRef(object: target)?.toOpaque())
+        atomic(word).load(ordering: .acquiring)
+    }
+
+    /// A sequentially consistent load of the word at `word` (for checks that must
+    /// see a store another thread made before its own sequentially consistent
+    /// read, as the epoch check of a pin does).
+    @inline(__always)
+    static func loadSequentiallyConsistent(_ word: UnsafeMutableRawPointer) -> UInt {
+        atomic(word).load(ordering: .sequentiallyConsistent)
+    }
+
+    /// A sequentially consistent store of `value` into the word at `word`.
+    @inline(__always)
+    static func store(_ word: UnsafeMutableRawPointer, _ value: UInt) {
+        atomic(word).store(value, ordering: .sequentiallyConsistent)
+    }
+
+    /// A releasing store of `value` into the word at `word`: what was written
+    /// before it is seen by a thread whose acquiring load sees `value`.
+    @inline(__always)
+    static func storeReleasing(_ word: UnsafeMutableRawPointer, _ value: UInt) {
+        atomic(word).store(value, ordering: .releasing)
     }
 
     /// Stores `desired` if the word holds `expected` (sequentially consistent);
     /// otherwise `expected` becomes what it holds. True when it stored.
-    @inlinable @inline(__always)
+    @inline(__always)
     static func compareExchange(_ word: UnsafeMutableRawPointer, expected: inout UInt, desired: UInt) -> Bool {
-        var current = UnsafeRawPointer(bitPattern: expected)
-        let won = _stdlib_atomicCompareExchangeStrongPtr(
-            object: word.assumingMemoryBound(to: UnsafeRawPointer?.self),
-            expected: &current,
-            desired: UnsafeRawPointer(bitPattern: desired)
-        )
-        expected = UInt(bitPattern: current)
-        return won
+        let (exchanged, original) = atomic(word).compareExchange(
+            expected: expected, desired: desired, ordering: .sequentiallyConsistent)
+        expected = original
+        return exchanged
     }
 
-    /// Adds `delta` to the word at `word`, which holds an `Int`; returns the sum.
+    /// Adds `delta` to the word at `word`, which holds an `Int` (sequentially
+    /// consistent); returns the sum.
     @inline(__always)
     static func add(_ word: UnsafeMutableRawPointer, _ delta: Int) -> Int {
-        var expected = load(word)
-        while !compareExchange(word, expected: &expected, desired: UInt(bitPattern: Int(bitPattern: expected) &+ delta)) {}
-        return Int(bitPattern: expected) &+ delta
+        UnsafeAtomic<Int>(at: word.assumingMemoryBound(to: Int.AtomicRepresentation.self))
+            .wrappingIncrementThenLoad(by: delta, ordering: .sequentiallyConsistent)
+    }
+
+    /// Sets `bits` in the word at `word` (sequentially consistent); returns the
+    /// word as it was before.
+    @inline(__always)
+    static func insert(_ word: UnsafeMutableRawPointer, _ bits: UInt) -> UInt {
+        atomic(word).loadThenBitwiseOr(with: bits, ordering: .sequentiallyConsistent)
+    }
+
+    /// Clears `bits` in the word at `word` (sequentially consistent); returns the
+    /// word as it was before.
+    @inline(__always)
+    static func remove(_ word: UnsafeMutableRawPointer, _ bits: UInt) -> UInt {
+        atomic(word).loadThenBitwiseAnd(with: ~bits, ordering: .sequentiallyConsistent)
     }
 }
-
-/// Only names the type the atomic load primitive wants; never instantiated.
-@usableFromInline
-final class FlagWord {}

@@ -110,10 +110,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// Sets the limbo flag. Exclusive lock held.
     private func setLimboFlag(_ holdsTables: Bool) {
-        let word = base + Self.limboFlagOffset
-        var current = AtomicWord.load(word)
-        // The only writer (exclusive lock held): the first exchange succeeds.
-        _ = AtomicWord.compareExchange(word, expected: &current, desired: holdsTables ? 1 : 0)
+        AtomicWord.store(base + Self.limboFlagOffset, holdsTables ? 1 : 0)
     }
 
     @inline(never)

@@ -54,13 +54,13 @@ struct ObserverFlags: @unchecked Sendable {
     /// Sets `bits`; returns the flags as they were before.
     @discardableResult
     func insert(_ bits: UInt) -> UInt {
-        update { $0 | bits }
+        AtomicWord.insert(UnsafeMutableRawPointer(word), bits)
     }
 
     /// Clears `bits`; returns the flags as they were before.
     @discardableResult
     func remove(_ bits: UInt) -> UInt {
-        update { $0 & ~bits }
+        AtomicWord.remove(UnsafeMutableRawPointer(word), bits)
     }
 
     /// Sets `bits` unless one of `blockers` is set; true when it did.
@@ -71,12 +71,6 @@ struct ObserverFlags: @unchecked Sendable {
             if exchange(expected: &expected, desired: expected | bits) { return true }
         }
         return false
-    }
-
-    private func update(_ transform: (UInt) -> UInt) -> UInt {
-        var expected = load()
-        while !exchange(expected: &expected, desired: transform(expected)) {}
-        return expected
     }
 
     /// One compare-and-swap; on failure `expected` becomes the current value.

@@ -105,9 +105,8 @@ final class ObserverList: @unchecked Sendable {
     /// reference to it; the caller must hold another. Only while the list is
     /// uniquely referenced. Lock held.
     func clear(_ index: Int, holding entry: SignalSubscription) {
-        var expected = UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque())
         // Atomic for the sanitizer's sake only (see above): nothing else writes it.
-        _ = AtomicWord.compareExchange(UnsafeMutableRawPointer(base + index), expected: &expected, desired: UInt(bitPattern: Self.clearedAddress))
+        AtomicWord.storeReleasing(UnsafeMutableRawPointer(base + index), UInt(bitPattern: Self.clearedAddress))
         Unmanaged.passUnretained(entry).release()
     }
 

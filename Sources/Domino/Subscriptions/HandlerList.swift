@@ -203,11 +203,7 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
     /// lock held (no other writer), walks may be reading it.
     func markRemoved(at index: Int) {
         withUnsafeMutablePointerToElements { entries in
-            let word = UnsafeMutableRawPointer(entries + index)
-            var expected = AtomicWord.load(word)
-            guard expected & Self.removedBit == 0 else { return }
-            // The only writer (exclusive lock held): the first exchange succeeds.
-            _ = AtomicWord.compareExchange(word, expected: &expected, desired: expected | Self.removedBit)
+            _ = AtomicWord.insert(UnsafeMutableRawPointer(entries + index), Self.removedBit)
         }
     }
 
