@@ -235,7 +235,7 @@ public final class DominoNode: @unchecked Sendable {
         let earlier: [Subscription] = graphLock.withExclusive { graveyard in
             if key.phase == .capture { GraphSettings.capturesExist = true }
             handler.home = NodeLink(self)
-            handler.publishedEpoch = graphLock.currentEpoch
+            handler.publishedEpoch = UInt32(truncatingIfNeeded: graphLock.currentEpoch)
             let index: Int
             if let found = slotPosition(of: key) {
                 index = found

@@ -162,7 +162,7 @@ final class GraphLock: @unchecked Sendable {
                 if table.publishedEpoch == epoch { young.append(table) } else { old.append(table) }
             }
             for handler in handlers {
-                if handler.publishedEpoch == epoch { young.append(handler) } else { old.append(handler) }
+                if handler.publishedEpoch == UInt32(truncatingIfNeeded: epoch) { young.append(handler) } else { old.append(handler) }
             }
             for (batch, isYoung) in [(old, false), (young, true)] where !batch.isEmpty {
                 if let index = limbo.lastIndex(where: { $0.epoch == epoch && $0.young == isYoung }) {

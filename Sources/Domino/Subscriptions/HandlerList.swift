@@ -149,8 +149,11 @@ extension HandlerList: Sequence {
 /// and the view is published under the lock).
 final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointer?> {
     struct Header {
-        var used: Int
-        let capacity: Int
+        // 32 bits, as a list's `end` and `live` are: the entries then start 32 bytes
+        // into the object rather than 40, and a single handler's storage takes a
+        // 48-byte block rather than 64.
+        var used: UInt32
+        let capacity: UInt32
         /// False for a walk's detached copy, whose handlers keep their place in the
         /// node's own storage.
         let positions: Bool
@@ -169,23 +172,23 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
     }
 
     static func make(capacity: Int, positioning: Bool = true) -> HandlerStorage {
-        let buffer = create(minimumCapacity: capacity) { _ in Header(used: 0, capacity: capacity, positions: positioning) }
+        let buffer = create(minimumCapacity: capacity) { _ in Header(used: 0, capacity: UInt32(capacity), positions: positioning) }
         let storage = unsafeDowncast(buffer, to: HandlerStorage.self)
         assert(storage.withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } == Unmanaged.passUnretained(storage).toOpaque() + entriesOffset)
         return storage
     }
 
-    var used: Int { header.used }
+    var used: Int { Int(header.used) }
     /// How many entries fit (`ManagedBuffer.capacity` asks the allocator).
-    var room: Int { header.capacity }
+    var room: Int { Int(header.capacity) }
 
     /// Appends `handler`, retained, and records its place. Exclusive lock held, room
     /// checked by the caller.
     func append(_ handler: Subscription) {
         withUnsafeMutablePointers { header, entries in
-            let index = header.pointee.used
+            let index = Int(header.pointee.used)
             (entries + index).initialize(to: UnsafeRawPointer(Unmanaged.passRetained(handler).toOpaque()))
-            header.pointee.used = index + 1
+            header.pointee.used = UInt32(truncatingIfNeeded: index + 1)
             if header.pointee.positions { handler.position = UInt32(truncatingIfNeeded: index) }
         }
     }
@@ -209,13 +212,13 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
 
     deinit {
         withUnsafeMutablePointers { header, entries in
-            for index in 0..<header.pointee.used {
+            for index in 0..<Int(header.pointee.used) {
                 let raw = (entries + index).pointee
                 if let raw, UInt(bitPattern: raw) & Self.removedBit == 0 {
                     Unmanaged<Subscription>.fromOpaque(raw).release()
                 }
             }
-            entries.deinitialize(count: header.pointee.used)
+            entries.deinitialize(count: Int(header.pointee.used))
         }
     }
 }

@@ -30,13 +30,18 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// Where the node's storage for its slot and role keeps this handler (see
     /// `HandlerList`): what makes removing it O(1). Guarded by the exclusive lock.
     @exclusivity(unchecked) var position: UInt32 = 0
-    /// The graph lock's epoch when the handler was added to its node, under the
-    /// exclusive lock: once removed, it waits only for walks that may have borrowed
-    /// it (see `GraphLock`), as a table does.
-    @exclusivity(unchecked) var publishedEpoch: UInt = 0
-    let role: HandlerRole
+    /// The low 32 bits of the graph lock's epoch when the handler was added to its
+    /// node, under the exclusive lock: once removed, it waits only for walks that
+    /// may have borrowed it (see `GraphLock`), as a table does. 32 bits, beside
+    /// `position`, so that the fields end before the subclasses' closure at 48
+    /// bytes and a handler with a closure takes 64 (80 with the full word, which
+    /// the allocator rounds to 96). The low bits can misjudge a handler retired
+    /// exactly a multiple of 2^32 epochs after it was added as young, which only a
+    /// walk pinned for four billion epochs could notice.
+    @exclusivity(unchecked) var publishedEpoch: UInt32 = 0
     /// Where notifications run; nil means the node's, else the global, default.
     let delivery: DeliveryMode?
+    let role: HandlerRole
     /// `delivery` reduced to a byte, so that the hot path tests it without copying
     /// the enum (and retaining its queue).
     let runsOnPostingThread: Bool
