@@ -501,18 +501,24 @@ struct DeepResponderChainTests {
     }
 
     /// The links this thread reads while `measure` runs on a fresh chain of `count`,
-    /// from the first of up to 100 runs during which no other thread changed the
-    /// graph (another test mounting, or making a responder node, makes a refresh
-    /// read its whole route again: sound, but not what is counted); nil when every
-    /// run was disturbed. `ownChanges`: how many links `measure` changes itself.
+    /// from the first of up to 1,000 runs during which no other thread wrote to the
+    /// graph (another test mounting, making a responder node or releasing a node
+    /// makes a refresh read its whole route again: sound, but not what is counted);
+    /// nil when every run was disturbed. `ownChanges`: how many links `measure` changes itself.
     private func readsOfAnUndisturbedRun(chainOf count: Int, ownChanges: Int, _ measure: ([DominoNode]) -> Void) -> Int? {
-        for _ in 0..<100 {
+        for _ in 0..<1_000 {
             let (responders, nodes) = makeResponderChain(count)
-            let before = graphLock.withShared { ResponderRegistry.generation }
+            let before = graphLock.withShared { (ResponderRegistry.generation, graphLock.writeSequence) }
+            let ownWritesBefore = ThreadState.current.pointee.writes
             let reads = responderReads { measure(nodes) }
-            let after = graphLock.withShared { ResponderRegistry.generation }
+            let after = graphLock.withShared { (ResponderRegistry.generation, graphLock.writeSequence) }
+            let ownWrites = ThreadState.current.pointee.writes &- ownWritesBefore
             withExtendedLifetime(responders) {}
-            if after &- before == ownChanges { return reads }
+            // Undisturbed: the links changed as many times as `measure` changes them,
+            // and no other thread wrote to the graph meanwhile (a write that changes
+            // no link, such as a node elsewhere deallocating, can still make a
+            // refresh read its route again).
+            if after.0 &- before.0 == ownChanges && after.1 &- before.1 == UInt(ownWrites) { return reads }
         }
         return nil
     }

@@ -90,7 +90,7 @@ extension DominoNode {
 
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
-            if !stage.table.reformers.isEmpty {
+            if stage.table.hasReformers {
                 Self.reform(&request, at: stage, eventName: eventName)
             }
             for handler in stage.table.responders {

@@ -132,7 +132,7 @@ extension DominoNode {
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
             open.append((depth, plan.stages.count - 1))
-            if groupsIndex >= 0 || !node.slots[tableIndex].table.interceptors.isEmpty {
+            if groupsIndex >= 0 || node.slots[tableIndex].table.hasInterceptors {
                 openEnds.append((depth, extras.subtreeEnds.count))
                 extras.subtreeEnds.append((plan.stages.count - 1, plan.nodesVisited))     // until its subtree closes
             }
@@ -244,7 +244,7 @@ extension DominoNode {
             }
             if marks[index].excluded { continue }
             var current = marks[index].source >= 0 ? reformed[marks[index].source]! : value
-            if !stage.table.reformers.isEmpty {
+            if stage.withTable({ $0.hasReformers }) {
                 Self.reform(&current, at: stage, eventName: eventName)
                 reformed[index] = current
                 marks[index].source = index
@@ -254,7 +254,7 @@ extension DominoNode {
                 stopped(stop, at: stage, reached: up.nodesVisited + stage.position - keptOut)
                 break
             }
-            if !stage.table.interceptors.isEmpty || down.hasGroups, Self.intercepts(current, at: index, of: down) {
+            if stage.withTable({ $0.hasInterceptors }) || down.hasGroups, Self.intercepts(current, at: index, of: down) {
                 marks[index].intercepted = true
                 // Its subtree: in pre-order, the places after it up to its end.
                 keptOut += (down.extras?.subtreeEnd(of: index) ?? stage.position) - stage.position

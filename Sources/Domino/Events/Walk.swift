@@ -409,6 +409,8 @@ extension DominoNode {
     /// one stops the value.
     static func intercepts<Payload: Sendable>(_ value: Payload, at index: Int, of plan: borrowing Plan) -> Bool {
         let stopped = plan.stages[index].withTable { table in
+            // Tested first: reading `interceptors` through its accessor retains.
+            guard table.hasInterceptors else { return false }
             var stopped = false
             HandlerTable.forEachBorrowed(in: table.interceptors) { handler in
                 let interceptor = unsafeDowncast(handler, to: Interceptor<Payload>.self)
@@ -478,7 +480,7 @@ extension DominoNode {
 
         stages: for index in 0..<plan.stages.count where stopReason == nil {
             let stage = plan.stages[index]
-            let (reforms, intercepts) = stage.withTable { (!$0.reformers.isEmpty, !$0.interceptors.isEmpty) }
+            let (reforms, intercepts) = stage.withTable { ($0.hasReformers, $0.hasInterceptors) }
 
             if reforms {
                 Self.reform(&value, at: stage, eventName: eventName)
@@ -642,7 +644,7 @@ extension DominoNode {
         var answer: R.Response?
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
-            if stage.withTable({ !$0.reformers.isEmpty }) {
+            if stage.withTable({ $0.hasReformers }) {
                 Self.reform(&request, at: stage, eventName: eventName)
             }
             stage.withTable { table in

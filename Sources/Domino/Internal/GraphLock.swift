@@ -69,6 +69,12 @@ final class GraphLock: @unchecked Sendable {
     /// The current epoch, for stamping new tables. The caller holds a stripe.
     var currentEpoch: UInt { epoch }
 
+    /// How many writes (`withExclusive`) have run, on every thread: written under
+    /// the exclusive lock, so any one stripe is enough to read it. Tests use it to
+    /// tell a run that no other thread wrote during; the published node states of
+    /// performance round 3 will carry it as their write sequence number.
+    @exclusivity(unchecked) private(set) var writeSequence: UInt = 0
+
     /// How many retired tables wait in limbo (for tests). Takes the exclusive lock.
     var tablesInLimbo: Int {
         lockExclusive()
@@ -256,6 +262,7 @@ final class GraphLock: @unchecked Sendable {
         var graveyard = Graveyard()
         ThreadState.current.pointee.writes &+= 1
         lockExclusive()
+        writeSequence &+= 1
         let result: R
         do {
             result = try body(&graveyard)
