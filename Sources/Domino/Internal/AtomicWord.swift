@@ -31,14 +31,6 @@ enum AtomicWord {
         atomic(word).load(ordering: .acquiring)
     }
 
-    /// A sequentially consistent load of the word at `word` (for checks that must
-    /// see a store another thread made before its own sequentially consistent
-    /// read, as the epoch check of a pin does).
-    @inline(__always)
-    static func loadSequentiallyConsistent(_ word: UnsafeMutableRawPointer) -> UInt {
-        atomic(word).load(ordering: .sequentiallyConsistent)
-    }
-
     /// A sequentially consistent store of `value` into the word at `word`.
     @inline(__always)
     static func store(_ word: UnsafeMutableRawPointer, _ value: UInt) {

@@ -106,44 +106,6 @@ final class HandlerTable: Sendable {
     /// rather than 128).
     let rarer: RarerLists?
 
-    /// A table's reformers and interceptors (see `rarer`).
-    final class RarerLists: Sendable {
-        let reformers: HandlerList
-        let interceptors: HandlerList
-
-        init(reformers: HandlerList, interceptors: HandlerList) {
-            self.reformers = reformers
-            self.interceptors = interceptors
-        }
-    }
-
-    var reformers: HandlerList {
-        _read {
-            if let rarer { yield rarer.reformers } else { yield HandlerList(storage: nil, end: 0, live: 0) }
-        }
-    }
-
-    var interceptors: HandlerList {
-        _read {
-            if let rarer { yield rarer.interceptors } else { yield HandlerList(storage: nil, end: 0, live: 0) }
-        }
-    }
-
-    /// True when the table has reformers or interceptors: one load.
-    var hasReformersOrInterceptors: Bool { rarer != nil }
-
-    /// True when the table has reformers (without a retain, which reading
-    /// `reformers` through its accessor costs).
-    var hasReformers: Bool {
-        guard let rarer else { return false }
-        return !rarer.reformers.isEmpty
-    }
-
-    /// True when the table has interceptors (see `hasReformers`).
-    var hasInterceptors: Bool {
-        guard let rarer else { return false }
-        return !rarer.interceptors.isEmpty
-    }
     /// The graph lock's epoch when this table was made (under the lock): a walk that
     /// pinned in an earlier epoch cannot have borrowed it (see `GraphLock`).
     let publishedEpoch: UInt
@@ -166,6 +128,44 @@ final class HandlerTable: Sendable {
         // (never published) keeps its original's instead: its walk holds only a pin,
         // and reading the epoch there raced with writers advancing it (TSan).
         self.publishedEpoch = publishedEpoch ?? graphLock.currentEpoch
+    }
+
+    /// A table's reformers and interceptors (see `rarer`).
+    final class RarerLists: Sendable {
+        let reformers: HandlerList
+        let interceptors: HandlerList
+
+        init(reformers: HandlerList, interceptors: HandlerList) {
+            self.reformers = reformers
+            self.interceptors = interceptors
+        }
+    }
+
+    /// The reformers (cold paths; walks test `hasReformers` first).
+    var reformers: HandlerList {
+        _read {
+            if let rarer { yield rarer.reformers } else { yield HandlerList.empty }
+        }
+    }
+
+    /// The interceptors (cold paths; walks test `hasInterceptors` first).
+    var interceptors: HandlerList {
+        _read {
+            if let rarer { yield rarer.interceptors } else { yield HandlerList.empty }
+        }
+    }
+
+    /// True when the table has reformers (without a retain, which reading
+    /// `reformers` through its accessor costs).
+    var hasReformers: Bool {
+        guard let rarer else { return false }
+        return !rarer.reformers.isEmpty
+    }
+
+    /// True when the table has interceptors (see `hasReformers`).
+    var hasInterceptors: Bool {
+        guard let rarer else { return false }
+        return !rarer.interceptors.isEmpty
     }
 
     /// An empty table of `node`: what a stage with only group interceptors runs.
