@@ -75,6 +75,39 @@ final class GraphLock: @unchecked Sendable {
     /// performance round 3 will carry it as their write sequence number.
     @exclusivity(unchecked) private(set) var writeSequence: UInt = 0
 
+    /// The thread (its `ThreadState`'s address) that holds every other writer back,
+    /// or 0; see `holdingOtherWritersBack`. Written and read under the exclusive lock.
+    @exclusivity(unchecked) private var writersHeldBackBy: UInt = 0
+
+    /// Runs `body` while writes from every other thread wait (for tests): counts of
+    /// what a write does (links a refresh reads again after the link generation moved)
+    /// are then the calling thread's own, however many tests write in parallel.
+    /// Readers are not held back. Nothing in the library calls it.
+    func holdingOtherWritersBack<R>(_ body: () throws -> R) rethrows -> R {
+        lockExclusive()
+        waitForOtherWritersHoldingBack()
+        writersHeldBackBy = UInt(bitPattern: ThreadState.current)
+        unlockExclusive()
+        defer {
+            lockExclusive()
+            writersHeldBackBy = 0
+            unlockExclusive()
+        }
+        return try body()
+    }
+
+    /// Waits, with the exclusive lock held on entry and on return but not meanwhile,
+    /// until no other thread holds writers back.
+    @inline(never)
+    private func waitForOtherWritersHoldingBack() {
+        let own = UInt(bitPattern: ThreadState.current)
+        while writersHeldBackBy != 0 && writersHeldBackBy != own {
+            unlockExclusive()
+            PlatformMutex.yieldProcessor()
+            lockExclusive()
+        }
+    }
+
     /// How many retired tables wait in limbo (for tests). Takes the exclusive lock.
     var tablesInLimbo: Int {
         lockExclusive()
@@ -262,6 +295,7 @@ final class GraphLock: @unchecked Sendable {
         var graveyard = Graveyard()
         ThreadState.current.pointee.writes &+= 1
         lockExclusive()
+        if writersHeldBackBy != 0 { waitForOtherWritersHoldingBack() }
         writeSequence &+= 1
         let result: R
         do {
