@@ -157,14 +157,31 @@ struct NodeListTests {
         }
     }
 
-    @Test func aCopiedListKeepsItsLinksWhenTheOriginalChanges() {
+    @Test func aListShrunkToOneLinkHoldsThatLinkAlone() {
         let nodes = (0..<40).map { DominoNode(label: "n\($0)") }
         var list = NodeList()
         for node in nodes { list.append(node) }
-        let copy = list
-        for node in nodes[..<30] { list.remove(node) }
-        list.append(nodes[0])
-        #expect(copy.links == nodes.map(NodeLink.init))
-        #expect(list.links == (nodes[30...] + [nodes[0]]).map(NodeLink.init))
+        for node in nodes.dropLast() { list.remove(node) }
+        let (isMultiple, first, links, only) = (list.isMultiple, list.first, list.links, list.shape.only)
+        #expect(!isMultiple)
+        #expect(first == NodeLink(nodes[39]))
+        #expect(links == [NodeLink(nodes[39])])
+        #expect(only == NodeLink(nodes[39]))
+    }
+
+    @Test func firstLinkOfAnIndexedListFollowsRemovalsFromTheFront() {
+        let nodes = (0..<40).map { DominoNode(label: "n\($0)") }
+        var list = NodeList()
+        for node in nodes { list.append(node) }
+        let found = list.contains(nodes[0])  // a search: the list is indexed from here
+        #expect(found)
+        var wrongFirsts = 0
+        for index in 0..<30 {
+            list.remove(nodes[index])
+            if list.first != NodeLink(nodes[index + 1]) { wrongFirsts += 1 }
+        }
+        #expect(wrongFirsts == 0)
+        let links = list.links
+        #expect(links == nodes[30...].map(NodeLink.init))
     }
 }

@@ -203,9 +203,9 @@ public final class DominoNode: @unchecked Sendable {
     public var children: [DominoNode] {
         graphLock.withShared {
             var links = childLinks.links
-            if let followers = responderLink?.followers, !followers.isEmpty {
+            if let responderLink, !responderLink.followers.isEmpty {
                 var listed = Set(links)
-                followers.forEachLink { if listed.insert($0).inserted { links.append($0) } }
+                responderLink.followers.forEachLink { if listed.insert($0).inserted { links.append($0) } }
             }
             return links.compactMap { $0.retainIfAlive() }
         }

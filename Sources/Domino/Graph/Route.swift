@@ -18,17 +18,20 @@ enum Route {
         }
         // Fast path: a plain chain (every node has at most one parent) in a graph
         // without cycles cannot revisit a node, so it needs no visited set.
-        if start.parentLinks.isMultiple || start.responderLink != nil {
+        // Each node's parent list is read once (a word: several links, or the one).
+        let parents = start.parentLinks.shape
+        if parents.isMultiple || start.responderLink != nil {
             walkGeneral(from: NodeLink(start), visit)
             return
         }
         visit(start)
-        var next = start.parentLinks.first
+        var next = parents.only
         while let link = next {
             let branches = link.withNode { node -> Bool in
-                if node.parentLinks.isMultiple || node.responderLink != nil { return true }
+                let parents = node.parentLinks.shape
+                if parents.isMultiple || node.responderLink != nil { return true }
                 visit(node)
-                next = node.parentLinks.first
+                next = parents.only
                 return false
             }
             if branches {
