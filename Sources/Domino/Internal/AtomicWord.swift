@@ -31,6 +31,20 @@ enum AtomicWord {
         atomic(word).load(ordering: .acquiring)
     }
 
+    /// A sequentially consistent load of the word at `word`: ordered with every
+    /// other sequentially consistent operation (the two sides of a Dekker-style
+    /// check, such as a pin taken without a lock, need it).
+    @inline(__always)
+    static func loadSequentiallyConsistent(_ word: UnsafeMutableRawPointer) -> UInt {
+        atomic(word).load(ordering: .sequentiallyConsistent)
+    }
+
+    /// A full fence: no load after it is performed before a store before it.
+    @inline(__always)
+    static func fence() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+    }
+
     /// A sequentially consistent store of `value` into the word at `word`.
     @inline(__always)
     static func store(_ word: UnsafeMutableRawPointer, _ value: UInt) {

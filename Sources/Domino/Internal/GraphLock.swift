@@ -16,7 +16,9 @@
 /// cores (read-copy-update with epochs):
 /// - A walk *pins* its stripe while it runs: one of two counts next to the
 ///   stripe's mutex, chosen by the parity of the current epoch; taken under the
-///   stripe, given back atomically without it.
+///   stripe, given back atomically without it. (`pinWithoutLock` takes one without
+///   the stripe, for the lock-free reads that performance round 3 builds; what such
+///   readers may load is retired with `Graveyard.retireShared`.)
 /// - A writer that replaces a table while any walk is pinned *retires* the old one
 ///   to a limbo, stamped with the current epoch, instead of releasing it.
 /// - The epoch advances (new walks then pin the other parity) once the other
@@ -41,9 +43,15 @@ final class GraphLock: @unchecked Sendable {
 
     private let base: UnsafeMutableRawPointer
 
-    /// The current epoch; written under the exclusive lock, so any one stripe is
-    /// enough to read it.
-    @exclusivity(unchecked) private var epoch: UInt = 0
+    /// The current epoch: written under the exclusive lock (sequentially
+    /// consistent), so any one stripe is enough to read it; read atomically by a pin
+    /// taken without a lock (`pinWithoutLock`).
+    private var epoch: UInt {
+        get { AtomicWord.load(epochWord) }
+        set { AtomicWord.store(epochWord, newValue) }
+    }
+    /// Where the epoch lives: on the limbo flag's line region, a cache line of its own.
+    private var epochWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + 64 }
     /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
@@ -63,6 +71,7 @@ final class GraphLock: @unchecked Sendable {
             pins(stripe, parity: 1).initializeMemory(as: Int.self, to: 0)
         }
         (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
+        (base + Self.limboFlagOffset + 64).initializeMemory(as: Int.self, to: 0)
         for stripe in 0..<Self.stripeCount { waiters(stripe).initializeMemory(as: Int.self, to: 0) }
     }
 
@@ -134,6 +143,32 @@ final class GraphLock: @unchecked Sendable {
         return parity
     }
 
+    /// Marks a reader on `stripe` as borrowing what writers publish, without taking
+    /// the stripe: the pin of performance round 3's lock-free reads (see
+    /// Maintainers/ReadsWithoutALock.md). What the reader may load after it returns
+    /// stays allocated until `unpin`, provided writers retire it with
+    /// `Graveyard.retireShared` (never young: a reader pinned without a lock can load
+    /// an object published after it pinned).
+    ///
+    /// A Dekker-style check: the reader counts itself in the parity of the epoch it
+    /// read, then reads the epoch again and starts over if it moved; a writer
+    /// advances the epoch, then reads the pin counts. All four are sequentially
+    /// consistent, so either the reader sees the new epoch or the writer sees the
+    /// pin. Hold it only while reading: no user code may run under it (a blocked
+    /// reader holds every retirement back).
+    ///
+    /// - Returns: The parity to unpin.
+    @inline(__always)
+    func pinWithoutLock(stripe: Int) -> Int {
+        while true {
+            let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
+            let parity = Int(seen & 1)
+            _ = AtomicWord.add(pins(stripe, parity: parity), 1)
+            if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
+            unpin(stripe: stripe, parity: parity)
+        }
+    }
+
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
     /// tables that this makes safe.
     ///
@@ -164,7 +199,8 @@ final class GraphLock: @unchecked Sendable {
 
     /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
     private func drained(parity: Int) -> Bool {
-        (0..<Self.stripeCount).allSatisfy { AtomicWord.load(pins($0, parity: parity)) == 0 }
+        // Sequentially consistent: the writer's half of `pinWithoutLock`'s check.
+        (0..<Self.stripeCount).allSatisfy { AtomicWord.loadSequentiallyConsistent(pins($0, parity: parity)) == 0 }
     }
 
     /// Advances the epoch when it can and moves the limbo batches that are safe now
@@ -191,12 +227,15 @@ final class GraphLock: @unchecked Sendable {
     /// them, or back to the graveyard to be released after unlocking. Exclusive lock
     /// held.
     private func admitRetired(_ graveyard: inout Graveyard) {
-        let (tables, handlers) = graveyard.takeRetired()
+        let (tables, handlers, shared) = graveyard.takeRetired()
         var released: [AnyObject] = []
+        // What unlinked the retired objects comes before the pins are read: a reader
+        // pinned without a lock either is seen here or sees the unlinking.
+        if !shared.isEmpty { AtomicWord.fence() }
         if drained(parity: 0) && drained(parity: 1) {
-            released = tables + handlers
+            released = tables + handlers + shared
         } else {
-            var young: [AnyObject] = [], old: [AnyObject] = []
+            var young: [AnyObject] = [], old: [AnyObject] = shared
             for table in tables {
                 if table.publishedEpoch == epoch { young.append(table) } else { old.append(table) }
             }
@@ -327,6 +366,7 @@ struct Graveyard {
 
     private var retired: [HandlerTable] = []
     private var retiredHandlers: [Subscription] = []
+    private var retiredShared: [AnyObject] = []
 
     mutating func add(_ object: AnyObject) {
         bodies.append(object)
@@ -344,14 +384,23 @@ struct Graveyard {
         retiredHandlers.append(handler)
     }
 
-    var hasRetired: Bool { !retired.isEmpty || !retiredHandlers.isEmpty }
+    /// Takes an object that readers pinned without a lock may have loaded
+    /// (`GraphLock.pinWithoutLock`): released only once none can hold it, and never
+    /// early as young, because such a reader can load what was published after it
+    /// pinned. The caller has unlinked it (a releasing store) before.
+    mutating func retireShared(_ object: AnyObject) {
+        retiredShared.append(object)
+    }
 
-    mutating func takeRetired() -> (tables: [HandlerTable], handlers: [Subscription]) {
+    var hasRetired: Bool { !retired.isEmpty || !retiredHandlers.isEmpty || !retiredShared.isEmpty }
+
+    mutating func takeRetired() -> (tables: [HandlerTable], handlers: [Subscription], shared: [AnyObject]) {
         defer {
             retired = []
             retiredHandlers = []
+            retiredShared = []
         }
-        return (retired, retiredHandlers)
+        return (retired, retiredHandlers, retiredShared)
     }
 
     /// Marks `subscription` as ended (no longer registered at a node). Lock held.
