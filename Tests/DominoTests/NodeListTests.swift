@@ -162,7 +162,7 @@ struct NodeListTests {
         var list = NodeList()
         for node in nodes { list.append(node) }
         for node in nodes.dropLast() { list.remove(node) }
-        let (isMultiple, first, links, only) = (list.isMultiple, list.first, list.links, list.shape.only)
+        let (isMultiple, first, links, only) = (list.isMultiple, list.links.first, list.links, list.shape.only)
         #expect(!isMultiple)
         #expect(first == NodeLink(nodes[39]))
         #expect(links == [NodeLink(nodes[39])])
@@ -178,7 +178,7 @@ struct NodeListTests {
         var wrongFirsts = 0
         for index in 0..<30 {
             list.remove(nodes[index])
-            if list.first != NodeLink(nodes[index + 1]) { wrongFirsts += 1 }
+            if list.links.first != NodeLink(nodes[index + 1]) { wrongFirsts += 1 }
         }
         #expect(wrongFirsts == 0)
         let links = list.links

@@ -77,10 +77,7 @@ struct NodeList: ~Copyable {
 
     /// The single link, when the list holds exactly one.
     @inline(__always)
-    private var only: NodeLink? {
-        guard word & 1 == 0, let pointer = UnsafeMutableRawPointer(bitPattern: word) else { return nil }
-        return NodeLink(pointer: pointer)
-    }
+    private var only: NodeLink? { shape.only }
 
     /// Runs `body` with the store lent, when the list has one.
     @inline(__always)
@@ -89,7 +86,7 @@ struct NodeList: ~Copyable {
         return try Self.unmanagedStore(word)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Replaces the list's store with `store` (or with its one link, or nothing).
+    /// Makes `store` the list's store, releasing the one it had.
     private mutating func own(_ store: LinkStore) {
         let previous = word
         word = Self.word(owning: store)
@@ -119,20 +116,7 @@ struct NodeList: ~Copyable {
     var isEmpty: Bool { word == 0 }
     /// True when the list has two links or more.
     @inline(__always)
-    var isMultiple: Bool { word & 1 != 0 }
-
-    /// The first link, or nil when the list is empty.
-    @inline(__always)
-    var first: NodeLink? {
-        if word & 1 == 0 { return only }
-        return firstInStore()
-    }
-
-    /// Out of line: walks inline `first`, and only its one-link case is hot.
-    @inline(never)
-    private func firstInStore() -> NodeLink? {
-        withStore { $0.link(from: 0)?.0 } ?? nil
-    }
+    var isMultiple: Bool { shape.isMultiple }
 
     /// Exclusive lock held: a search may build a long list's index.
     func contains(_ node: DominoNode) -> Bool {
@@ -346,7 +330,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
             if header.pointee.positions != nil {
                 header.pointee.positions![places[place]!] = nil
                 places[place] = nil
-                // Holes at the front are skipped once, not by every look at the first link.
+                // Holes at the front are skipped once here, not by every walk over the list.
                 if place == Int(header.pointee.start) {
                     while header.pointee.start < header.pointee.end && places[Int(header.pointee.start)] == nil {
                         header.pointee.start += 1

@@ -71,18 +71,12 @@ final class GraphLock: @unchecked Sendable {
             pins(stripe, parity: 1).initializeMemory(as: Int.self, to: 0)
         }
         (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
-        (base + Self.limboFlagOffset + 64).initializeMemory(as: Int.self, to: 0)
+        epochWord.initializeMemory(as: Int.self, to: 0)
         for stripe in 0..<Self.stripeCount { waiters(stripe).initializeMemory(as: Int.self, to: 0) }
     }
 
     /// The current epoch, for stamping new tables. The caller holds a stripe.
     var currentEpoch: UInt { epoch }
-
-    /// How many writes (`withExclusive`) have run, on every thread: written under
-    /// the exclusive lock, so any one stripe is enough to read it. Tests use it to
-    /// tell a run that no other thread wrote during; the published node states of
-    /// performance round 3 will carry it as their write sequence number.
-    @exclusivity(unchecked) private(set) var writeSequence: UInt = 0
 
     /// The thread (its `ThreadState`'s address) that holds every other writer back,
     /// or 0; see `holdingOtherWritersBack`. Written and read under the exclusive lock.
@@ -335,7 +329,6 @@ final class GraphLock: @unchecked Sendable {
         ThreadState.current.pointee.writes &+= 1
         lockExclusive()
         if writersHeldBackBy != 0 { waitForOtherWritersHoldingBack() }
-        writeSequence &+= 1
         let result: R
         do {
             result = try body(&graveyard)
