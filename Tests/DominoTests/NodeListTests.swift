@@ -160,8 +160,9 @@ struct NodeListTests {
     @Test func aListShrunkToOneLinkHoldsThatLinkAlone() {
         let nodes = (0..<40).map { DominoNode(label: "n\($0)") }
         var list = NodeList()
-        for node in nodes { list.append(node) }
-        for node in nodes.dropLast() { list.remove(node) }
+        var graveyard = Graveyard()
+        for node in nodes { list.append(node, &graveyard) }
+        for node in nodes.dropLast() { list.remove(node, &graveyard) }
         let (isMultiple, first, links, only) = (list.isMultiple, list.links.first, list.links, list.shape.only)
         #expect(!isMultiple)
         #expect(first == NodeLink(nodes[39]))
@@ -172,12 +173,13 @@ struct NodeListTests {
     @Test func firstLinkOfAnIndexedListFollowsRemovalsFromTheFront() {
         let nodes = (0..<40).map { DominoNode(label: "n\($0)") }
         var list = NodeList()
-        for node in nodes { list.append(node) }
+        var graveyard = Graveyard()
+        for node in nodes { list.append(node, &graveyard) }
         let found = list.contains(nodes[0])  // a search: the list is indexed from here
         #expect(found)
         var wrongFirsts = 0
         for index in 0..<30 {
-            list.remove(nodes[index])
+            list.remove(nodes[index], &graveyard)
             if list.links.first != NodeLink(nodes[index + 1]) { wrongFirsts += 1 }
         }
         #expect(wrongFirsts == 0)

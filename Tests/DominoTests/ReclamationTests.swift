@@ -143,7 +143,7 @@ struct ReclamationTests {
                     PublishedProbe.borrow(AtomicWord.load(slot)) { probe in
                         if probe.check != ~probe.serial { bad += 1 }
                     }
-                    graphLock.unpin(stripe: stripe, parity: parity)
+                    graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
                 }
                 for _ in 0..<bad { misreads.increment() }
                 finished.signal()
@@ -164,7 +164,7 @@ struct ReclamationTests {
         let stripe = ThreadState.current.pointee.stripe
         var polls = 0
         while freed.value < replacements && polls < 2_000 {
-            graphLock.unpin(stripe: stripe, parity: graphLock.pinWithoutLock(stripe: stripe))
+            graphLock.unpinWithoutLock(stripe: stripe, parity: graphLock.pinWithoutLock(stripe: stripe))
             Thread.sleep(forTimeInterval: 0.005)
             polls += 1
         }

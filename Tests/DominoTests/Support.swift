@@ -28,8 +28,12 @@ final class Counter: @unchecked Sendable {
     private var storage = 0
 
     func increment() {
+        add(1)
+    }
+
+    func add(_ amount: Int) {
         lock.lock()
-        storage += 1
+        storage += amount
         lock.unlock()
     }
 

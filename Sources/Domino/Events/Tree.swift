@@ -94,7 +94,6 @@ extension DominoNode {
     /// depth and nearest ancestor stage. Shared lock held.
     private static func collectDown(_ key: SlotKey, from roots: [NodeLink], into plan: inout Plan, traceAll: Bool, scratch: DownScratch) {
         let groupsExist = GraphSettings.groupsExist
-        let filterBit = key.filterBit
         let extras = plan.extra()
         // The space of earlier walks, as locals: a class's properties would cost an
         // access check per node.
@@ -122,21 +121,20 @@ extension DominoNode {
                 extras.subtreeEnds[last.entry].end = plan.nodesVisited - 1
                 openEnds.removeLast()
             }
-            if !groupsExist && node.slotFilter & filterBit == 0 { return }
-            // Indices rather than table references: each reference held here would
+            // Unmanaged rather than table references: each reference held here would
             // cost a retain and a release per node.
-            let tableIndex = node.slotPosition(of: key) ?? -1
-            let groupsIndex = groupsExist ? node.slotPosition(of: .group) ?? -1 : -1
-            if tableIndex < 0 && groupsIndex < 0 { return }
-            plan.addStage(.passUnretained(tableIndex >= 0 ? node.slots[tableIndex].table : plan.ownTable(for: node)), at: node, traceAll: traceAll)
+            let table = node.slots.table(for: key)
+            let groups = groupsExist ? node.slots.table(for: .group) : nil
+            if table == nil && groups == nil { return }
+            plan.addStage(table ?? .passUnretained(plan.ownTable(for: node)), at: node, traceAll: traceAll)
             extras.depths.append(depth)
             extras.ancestors.append(open.last?.stage ?? -1)
             open.append((depth, plan.stages.count - 1))
-            if groupsIndex >= 0 || node.slots[tableIndex].table.hasInterceptors {
+            if groups != nil || table.unsafelyUnwrapped._withUnsafeGuaranteedRef({ $0.hasInterceptors }) {
                 openEnds.append((depth, extras.subtreeEnds.count))
                 extras.subtreeEnds.append((plan.stages.count - 1, plan.nodesVisited))     // until its subtree closes
             }
-            if groupsIndex >= 0 { plan.addGroups(node.slots[groupsIndex].table) }
+            if let groups { plan.addGroups(groups.takeUnretainedValue()) }
         }
         for (_, entry) in openEnds { extras.subtreeEnds[entry].end = plan.nodesVisited }
     }
@@ -177,8 +175,8 @@ extension DominoNode {
             let raiseKey = key.in(.raise)
             Route.walk(from: self) { node in
                 up.nodesVisited += 1
-                if let index = node.slotPosition(of: raiseKey) {
-                    up.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
+                if let table = node.slots.table(for: raiseKey) {
+                    up.addStage(table, at: node, traceAll: traceAll)
                 }
                 if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
                     roots.append(NodeLink(node))
@@ -286,8 +284,8 @@ extension DominoNode {
         var visited = Set<NodeLink>()
         Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in
             plan.nodesVisited += 1
-            if let index = node.slotPosition(of: key), !node.slots[index].table.subscribers.isEmpty {
-                plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
+            if let table = node.slots.table(for: key), !table._withUnsafeGuaranteedRef({ $0.subscribers.isEmpty }) {
+                plan.addStage(table, at: node, traceAll: traceAll)
                 plan.extra().depths.append(depth)
             }
         }

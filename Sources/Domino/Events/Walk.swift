@@ -370,16 +370,14 @@ extension DominoNode {
         let traceAll = Tracing.tracesAllNodes || tracingFlag
         plan.originTraced = traceAll
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
-        let filterBit = key.filterBit
         Route.walk(from: self) { node in
             plan.nodesVisited += 1
             if slowPath {
                 Self.collectSlowly(key, at: node, into: &plan, traceAll: traceAll)
                 return
             }
-            if node.slotFilter & filterBit == 0 { return }
-            if let index = node.slotPosition(of: key) {
-                plan.addStage(.passUnretained(node.slots[index].table), at: node, traceAll: traceAll)
+            if let table = node.slots.table(for: key) {
+                plan.addStage(table, at: node, traceAll: traceAll)
             }
         }
     }
@@ -393,9 +391,9 @@ extension DominoNode {
         var groups: HandlerTable?
         var capture: HandlerTable?
         let captureKey = key.phase == .bubble ? key.in(.capture) : nil
-        if let index = node.slotPosition(of: key) { table = node.slots[index].table }
-        if let index = node.slotPosition(of: .group) { groups = node.slots[index].table }
-        if let captureKey, let index = node.slotPosition(of: captureKey) { capture = node.slots[index].table }
+        table = node.slots.table(for: key)?.takeUnretainedValue()
+        groups = node.slots.table(for: .group)?.takeUnretainedValue()
+        if let captureKey { capture = node.slots.table(for: captureKey)?.takeUnretainedValue() }
         if let capture {
             let stage = plan.stage(.passUnretained(capture), at: node, traceAll: traceAll)
             plan.extra().captures.append(stage)

@@ -24,18 +24,11 @@ public final class DominoNode: @unchecked Sendable {
     // runtime's exclusivity checks would only cost every visit of a walk.
     @exclusivity(unchecked) var parentLinks = NodeList()
     @exclusivity(unchecked) var childLinks = NodeList()
-    @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
+    /// Each key's handler table, with a filter that lets a walk pass a node
+    /// without scanning, and an index once the node has many keys (see `SlotStore`).
+    @exclusivity(unchecked) var slots = NodeSlots()
     @exclusivity(unchecked) var tracingFlag = false
-    /// The union of the `filterBit`s of the keys in `slots`: a walk passes a node
-    /// whose filter lacks its key's bit without scanning the slots. (Four bytes that
-    /// fit in the padding after `tracingFlag`, so a node grows by nothing.)
-    @exclusivity(unchecked) var slotFilter: UInt32 = 0
     @exclusivity(unchecked) var deliveryOverride: DeliveryMode?
-    /// Where each key's slot is in `slots`, once the node holds more than
-    /// `SlotIndex.threshold` slots: a node with thousands of event types or names
-    /// then finds a key in one hash look-up rather than a scan (whose cost the
-    /// 32-bit filter no longer saves once every bit is set).
-    @exclusivity(unchecked) var slotIndex: SlotIndex?
     /// Set for nodes of a ``DominoResponder``; constant, so readable without the lock.
     let responderLink: ResponderLink?
 
@@ -79,11 +72,12 @@ public final class DominoNode: @unchecked Sendable {
 
     deinit {
         graphLock.withExclusive { graveyard in
-            if let responderLink { unregisterLocked(responder: responderLink) }
-            unmountFromAllLocked()
-            childLinks.forEach { $0.parentLinks.remove(self) }
-            childLinks.removeAll()
+            if let responderLink { unregisterLocked(responder: responderLink, &graveyard) }
+            unmountFromAllLocked(&graveyard)
+            childLinks.forEach { $0.parentLinks.remove(self, &graveyard) }
+            childLinks.removeAll(&graveyard)
             removeAllSlotsLocked(&graveyard)
+            keepMemoryForReadersLocked(&graveyard)
         }
     }
 
@@ -148,14 +142,14 @@ public final class DominoNode: @unchecked Sendable {
             return false
         }
         var closedCycle = false
-        let mounted: Bool = graphLock.withExclusive { _ in
+        let mounted: Bool = graphLock.withExclusive { graveyard in
             if parentLinks.contains(parent) { return false }
             if Route.wouldCloseCycle(mounting: self, at: parent) {
                 closedCycle = true
                 Route.graphMayHaveCycles = true
             }
-            parentLinks.append(parent)
-            parent.childLinks.append(self)
+            parentLinks.append(parent, &graveyard)
+            parent.childLinks.append(self, &graveyard)
             // Routes from here now lead through `parent`'s, which refreshes below may
             // not have read (see RouteReading).
             ResponderRegistry.generation &+= 1
@@ -172,9 +166,9 @@ public final class DominoNode: @unchecked Sendable {
     /// You never need to unmount before a host deallocates: links are not retained.
     /// Unmounting from a node that is not a parent is reported and changes nothing.
     public func unmount(from parent: DominoNode) {
-        let removed: Bool = graphLock.withExclusive { _ in
-            guard parentLinks.remove(parent) else { return false }
-            parent.childLinks.remove(self)
+        let removed: Bool = graphLock.withExclusive { graveyard in
+            guard parentLinks.remove(parent, &graveyard) else { return false }
+            parent.childLinks.remove(self, &graveyard)
             return true
         }
         if !removed {
@@ -184,13 +178,13 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Removes every link to a parent.
     public func unmountFromAll() {
-        graphLock.withExclusive { _ in unmountFromAllLocked() }
+        graphLock.withExclusive { graveyard in unmountFromAllLocked(&graveyard) }
     }
 
     /// Exclusive lock held.
-    private func unmountFromAllLocked() {
-        parentLinks.forEach { $0.childLinks.remove(self) }
-        parentLinks.removeAll()
+    private func unmountFromAllLocked(_ graveyard: inout Graveyard) {
+        parentLinks.forEach { $0.childLinks.remove(self, &graveyard) }
+        parentLinks.removeAll(&graveyard)
     }
 
     /// The nodes this node is mounted at, in mount order.
@@ -236,22 +230,10 @@ public final class DominoNode: @unchecked Sendable {
             if key.phase == .capture { GraphSettings.capturesExist = true }
             handler.home = NodeLink(self)
             handler.publishedEpoch = UInt32(truncatingIfNeeded: graphLock.currentEpoch)
-            let index: Int
-            if let found = slotPosition(of: key) {
-                index = found
-                replaceTable(at: index, with: slots[index].table.adding(handler), &graveyard)
-            } else {
-                index = slots.count
-                slots.append(Slot(key: key, table: HandlerTable(of: self).adding(handler)))
-                slotFilter |= key.filterBit
-                if let slotIndex {
-                    slotIndex.positions[key] = index
-                } else if slots.count > SlotIndex.threshold {
-                    reindexSlots()
-                }
-            }
+            let table = slots.table(for: key)?.takeUnretainedValue() ?? HandlerTable(of: self)
+            let place = slots.install(table.adding(handler), for: key, &graveyard)
             guard let bound else { return [] }
-            return slots[index].handlers(boundTo: bound, besides: handler)
+            return slots.withSlot(at: place) { $0.handlers(boundTo: bound, besides: handler) }
         }
         if !earlier.isEmpty { reportDuplicate(handler, of: earlier, in: key) }
         return handler
@@ -265,8 +247,10 @@ public final class DominoNode: @unchecked Sendable {
     private func reportDuplicate(_ handler: Subscription, of earlier: [Subscription], in key: SlotKey) {
         guard earlier.contains(where: { !$0.isOrphaned }) else {
             graphLock.withExclusive { _ in
-                guard let index = slotPosition(of: key) else { return }
-                for stale in earlier { slots[index].replaceBound(stale, with: handler) }
+                guard let place = slots.place(of: key) else { return }
+                slots.withSlot(at: place) { slot in
+                    for stale in earlier { slot.replaceBound(stale, with: handler) }
+                }
             }
             return
         }
@@ -280,19 +264,26 @@ public final class DominoNode: @unchecked Sendable {
     /// Removes one handler. Exclusive lock held.
     func removeLocked(_ handler: Subscription, graveyard: inout Graveyard) {
         graveyard.end(handler)
-        guard let index = slots.firstIndex(where: { $0.table.contains(handler) }) else { return }
-        if let bound = handler.boundObject { slots[index].unindexBound(handler, boundTo: bound) }
+        // No closure over `self` here: its retain and release, under the lock, could
+        // be the last release of a node waiting in its deinit (see `NodeLink`).
+        guard let place = slots.place(holding: handler) else { return }
+        if let bound = handler.boundObject { slots.withSlot(at: place) { $0.unindexBound(handler, boundTo: bound) } }
         // O(1): the table's storage marks the handler removed and stops owning it,
         // and the handler waits for the walks that may borrow it.
-        let remaining = slots[index].table.removing(handler)
+        let remaining = slots.table(at: place).removing(handler)
         graveyard.retire(handler)
         // The graveyard's reference stands in for the storage's from here.
         Unmanaged.passUnretained(handler).release()
+        // Tables are immutable once published: walks read them outside the lock, so a
+        // change always installs a new table (read-copy-update). Mutating in place when
+        // the table looks uniquely referenced would be cheaper, but a reference-count
+        // read does not order the last reader's reads before the writer's writes (the
+        // thread sanitizer reports it). The replaced table goes to the graveyard: its
+        // last release may free handlers and with them user objects.
         if remaining.isEmpty {
-            graveyard.retire(slots[index].table)
-            removeSlot(at: index)
+            slots.clear(at: place, &graveyard)
         } else {
-            replaceTable(at: index, with: remaining, &graveyard)
+            _ = slots.install(remaining, for: slots.withSlot(at: place) { $0.key }, &graveyard)
         }
     }
 
@@ -301,59 +292,12 @@ public final class DominoNode: @unchecked Sendable {
         slots.first { $0.table.contains(handler) }?.key
     }
 
-    /// Where the slot of `key` is in `slots`, if the node has one. Lock held.
-    @inline(__always)
-    func slotPosition(of key: SlotKey) -> Int? {
-        if let slotIndex { return slotIndex.positions[key] }
-        // An index loop: `first(where:)` copies every slot it looks at (measured:
-        // +40% instructions per post on a node with five other slots).
-        for index in slots.indices where slots[index].key == key { return index }
-        return nil
-    }
-
-    /// Removes the slot at `index`, keeping the filter and the index right.
-    /// Exclusive lock held. O(slots): removing many slots one by one is quadratic
-    /// in the number of slots (not of handlers), which only a node with thousands of
-    /// event types would notice.
-    private func removeSlot(at index: Int) {
-        slots.remove(at: index)
-        slotFilter = slots.reduce(0) { $0 | $1.key.filterBit }
-        if slotIndex != nil { reindexSlots() }
-    }
-
-    /// Builds `slotIndex` from `slots`, or drops it when the node has few slots.
-    /// Exclusive lock held.
-    private func reindexSlots() {
-        guard slots.count > SlotIndex.threshold else {
-            slotIndex = nil
-            return
-        }
-        let index = slotIndex ?? SlotIndex()
-        index.positions.removeAll(keepingCapacity: true)
-        for (position, slot) in slots.enumerated() { index.positions[slot.key] = position }
-        slotIndex = index
-    }
-
-    /// Installs `table` at `index`. Exclusive lock held.
-    ///
-    /// Tables are immutable once published: walks read them outside the lock, so a
-    /// change always installs a new table (read-copy-update). Mutating in place when
-    /// the table looks uniquely referenced would be cheaper, but a reference-count
-    /// read does not order the last reader's reads before the writer's writes (the
-    /// thread sanitizer reports it). The replaced table goes to the graveyard: its
-    /// last release may free handlers and with them user objects.
-    private func replaceTable(at index: Int, with table: HandlerTable, _ graveyard: inout Graveyard) {
-        graveyard.retire(slots[index].table)
-        slots[index].table = table
-    }
-
     /// Removes every handler of `key` at this node.
     func removeSlot(_ key: SlotKey) {
         graphLock.withExclusive { graveyard in
-            guard let index = slotPosition(of: key) else { return }
-            slots[index].table.forEachHandler { graveyard.end($0) }
-            graveyard.retire(slots[index].table)
-            removeSlot(at: index)
+            guard let place = slots.place(of: key), slots.table(for: key) != nil else { return }
+            slots.table(at: place).forEachHandler { graveyard.end($0) }
+            slots.clear(at: place, &graveyard)
         }
     }
 
@@ -374,28 +318,41 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Ends every handler at this node. Exclusive lock held.
     private func removeAllSlotsLocked(_ graveyard: inout Graveyard) {
-        for slot in slots {
-            slot.table.forEachHandler { graveyard.end($0) }
-            graveyard.retire(slot.table)
-        }
-        slots = []
-        slotFilter = 0
-        slotIndex = nil
+        slots.forEach { slot in slot.table.forEachHandler { graveyard.end($0) } }
+        slots.removeAll(&graveyard)
+    }
+
+    /// Leaves this node readable, after its deinit, by readers pinned without a lock
+    /// that loaded its address before the deinit unlinked it: when any reader is
+    /// pinned, retires an object that holds the node `unowned`, which keeps the
+    /// node's memory (not the node) allocated until that object is released, once
+    /// no such reader can hold the address (see Maintainers/ReadsWithoutALock.md).
+    /// The node's lists and slots are empty by now (the dead state: a late reader
+    /// finds no link and no handler). Exclusive lock held.
+    private func keepMemoryForReadersLocked(_ graveyard: inout Graveyard) {
+        guard graphLock.lockFreeReadersPinnedLocked else { return }
+        graveyard.retireShared(MemoryKeeper(self))
     }
 
     /// How many handlers of every kind are registered at this node.
     public var subscriptionCount: Int {
-        graphLock.withShared { slots.reduce(0) { $0 + $1.table.count } }
+        graphLock.withShared {
+            var count = 0
+            slots.forEach { count += $0.table.count }
+            return count
+        }
     }
 }
 
-/// A node's slots by key (see `DominoNode.slotIndex`). Guarded by the graph lock.
-final class SlotIndex {
-    /// How many slots a node scans before it indexes them: a scan of a few keys
-    /// (one word compared each, for types) costs less than hashing one.
-    static let threshold = 8
+/// Keeps a deinitialized node's memory allocated (see
+/// `DominoNode.keepMemoryForReadersLocked`): the Swift runtime frees an object's
+/// memory only once its unowned references are gone too.
+final class MemoryKeeper {
+    unowned(safe) let node: DominoNode
 
-    @exclusivity(unchecked) var positions: [SlotKey: Int] = [:]
+    init(_ node: borrowing DominoNode) {
+        self.node = copy node
+    }
 }
 
 extension DominoNode: CustomStringConvertible {

@@ -55,24 +55,51 @@ struct NodeLink: Hashable {
 /// costs no reference counting (measured: an enum cost a post at depth 10 over 200
 /// instructions, its copies' outlined retain checks). Noncopyable, so the store has
 /// one owner and is changed in place.
+///
+/// Published for readers that hold no lock (performance round 3; see
+/// Maintainers/ReadsWithoutALock.md): writers hold the exclusive lock and change the
+/// word with releasing stores, a store's links are only ever appended (published by
+/// a releasing store of its bounds) or cleared to holes in place (an atomic store),
+/// and a store the list stops using is retired with `Graveyard.retireShared`, never
+/// released while a reader pinned without a lock may still read it. Readers under a
+/// stripe read plainly (no writer runs then); readers without one use
+/// `published(_:)` and `Shape.forEachPublishedLink`.
 struct NodeList: ~Copyable {
     /// 0 when empty; a node's address when the list holds that one link; else a
     /// `LinkStore`'s address plus 1, retained by the list. Objects are aligned to 16
-    /// bytes, so a node's address never has the low bit set.
+    /// bytes, so a node's address never has the low bit set. The list's only stored
+    /// property, so a pointer to the list is a pointer to the word.
     private var word: UInt = 0
 
     init() {}
 
     deinit {
+        // Lists are emptied (their store retired) before their node goes; a list
+        // that was never published (tests) releases its store here.
         if word & 1 != 0 { Self.unmanagedStore(word).release() }
     }
 
-    private static func unmanagedStore(_ word: UInt) -> Unmanaged<LinkStore> {
+    fileprivate static func unmanagedStore(_ word: UInt) -> Unmanaged<LinkStore> {
         Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1).unsafelyUnwrapped)
     }
 
     private static func word(owning store: LinkStore) -> UInt {
         UInt(bitPattern: Unmanaged.passRetained(store).toOpaque()) | 1
+    }
+
+    /// Sets the word with a releasing store: a reader without a lock that loads it
+    /// sees the store (or link) it names complete. Exclusive lock held.
+    @inline(__always)
+    private mutating func publish(_ new: UInt) {
+        withUnsafeMutablePointer(to: &word) { AtomicWord.storeReleasing(UnsafeMutableRawPointer($0), new) }
+    }
+
+    /// Publishes `new` in place of the word, retiring the store the list owned (if
+    /// any) for readers without a lock that may still read it.
+    private mutating func replace(with new: UInt, _ graveyard: inout Graveyard) {
+        let previous = word
+        publish(new)
+        if previous & 1 != 0 { graveyard.retireShared(Self.unmanagedStore(previous).takeRetainedValue()) }
     }
 
     /// The single link, when the list holds exactly one.
@@ -84,13 +111,6 @@ struct NodeList: ~Copyable {
     private func withStore<R>(_ body: (LinkStore) throws -> R) rethrows -> R? {
         guard word & 1 != 0 else { return nil }
         return try Self.unmanagedStore(word)._withUnsafeGuaranteedRef(body)
-    }
-
-    /// Makes `store` the list's store, releasing the one it had.
-    private mutating func own(_ store: LinkStore) {
-        let previous = word
-        word = Self.word(owning: store)
-        if previous & 1 != 0 { Self.unmanagedStore(previous).release() }
     }
 
     /// The list's word, read once, for a walk up a chain: whether the list has
@@ -108,10 +128,28 @@ struct NodeList: ~Copyable {
             guard word & 1 == 0, let pointer = UnsafeMutableRawPointer(bitPattern: word) else { return nil }
             return NodeLink(pointer: pointer)
         }
+
+        /// Calls `body` with each link in order, reading the store's bounds and links
+        /// atomically: for a reader pinned without a lock (`GraphLock.pinWithoutLock`)
+        /// that loaded this shape with `NodeList.published(_:)`. A link cleared or
+        /// appended meanwhile may or may not be seen; no link that stays is missed.
+        @inline(__always)
+        func forEachPublishedLink(_ body: (NodeLink) -> Void) {
+            if let only { return body(only) }
+            guard isMultiple else { return }
+            NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef { $0.forEachPublished(body) }
+        }
     }
 
     @inline(__always)
     var shape: Shape { Shape(word: word) }
+
+    /// The shape of the list at `list`, loaded atomically (acquiring): for readers
+    /// pinned without a lock, whose writers may be changing the list.
+    @inline(__always)
+    static func published(_ list: UnsafeMutablePointer<NodeList>) -> Shape {
+        Shape(word: AtomicWord.load(UnsafeMutableRawPointer(list)))
+    }
 
     var isEmpty: Bool { word == 0 }
     /// True when the list has two links or more.
@@ -125,26 +163,30 @@ struct NodeList: ~Copyable {
         return withStore { $0.place(of: link) != nil } ?? false
     }
 
-    mutating func append(_ node: DominoNode) {
+    /// Appends a link to `node`. Exclusive lock held; a store outgrown is retired to
+    /// `graveyard`.
+    mutating func append(_ node: DominoNode, _ graveyard: inout Graveyard) {
         let link = NodeLink(node)
         if word == 0 {
-            word = UInt(bitPattern: link.pointer)
+            publish(UInt(bitPattern: link.pointer))
         } else if let only {
             let store = LinkStore.make(capacity: 2)
             _ = store.append(only)
             _ = store.append(link)
-            word = Self.word(owning: store)
+            publish(Self.word(owning: store))
         } else if let grown = withStore({ $0.append(link) }) ?? nil {
-            own(grown)
+            replace(with: Self.word(owning: grown), &graveyard)
         }
     }
 
+    /// Removes the link to `node`; false when the list has none. Exclusive lock held;
+    /// a store the list stops using is retired to `graveyard`.
     @discardableResult
-    mutating func remove(_ node: DominoNode) -> Bool {
+    mutating func remove(_ node: DominoNode, _ graveyard: inout Graveyard) -> Bool {
         let link = NodeLink(node)
         if word & 1 == 0 {
             guard word != 0, only == link else { return false }
-            word = 0
+            publish(0)
             return true
         }
         let outcome = withStore { store -> (removed: Bool, last: NodeLink?, compacted: LinkStore?) in
@@ -154,17 +196,16 @@ struct NodeList: ~Copyable {
             return (true, nil, store.compactedIfHoley())
         }!
         if let last = outcome.last {
-            Self.unmanagedStore(word).release()
-            word = UInt(bitPattern: last.pointer)
+            replace(with: UInt(bitPattern: last.pointer), &graveyard)
         } else if let compacted = outcome.compacted {
-            own(compacted)
+            replace(with: Self.word(owning: compacted), &graveyard)
         }
         return outcome.removed
     }
 
-    mutating func removeAll() {
-        if word & 1 != 0 { Self.unmanagedStore(word).release() }
-        word = 0
+    /// Empties the list. Exclusive lock held; its store is retired to `graveyard`.
+    mutating func removeAll(_ graveyard: inout Graveyard) {
+        replace(with: 0, &graveyard)
     }
 
     /// The links in order.
@@ -222,29 +263,41 @@ struct NodeList: ~Copyable {
 /// The links of a `NodeList` of two links or more, in order: one allocation, the
 /// links stored inline after a small header.
 ///
-/// A short list is a plain array: removal shifts the links after it. A list longer
-/// than `indexedCount` gets an index from link to place the first time it is
-/// searched (never just for appending: a parent that only gains children never pays
-/// for one), and keeps it up to date from then on; with an index, removal leaves a
-/// hole (nil) so that the order holds without shifting. Holes exist only in an
-/// indexed store, and are squeezed out once they outnumber the links, so every
-/// operation costs amortized O(1) and a walk over the list O(links).
+/// Links are appended past the end and never move: removal leaves a hole (nil) in
+/// place, so that the order holds without shifting and a reader without a lock
+/// never sees a link twice or misses one that stays. Holes at the front are
+/// skipped by moving `start`; holes are squeezed out (into a new store, which the
+/// list publishes) once they outnumber the links, and a full store grows into a
+/// new one without them, so every operation costs amortized O(1) and a walk over
+/// the list O(links). A list longer than `indexedCount` gets an index from link to
+/// place the first time it is searched (never just for appending: a parent that
+/// only gains children never pays for one), kept up to date from then on.
 ///
-/// Changed under the exclusive lock only, once `NodeList` made it unique; searching
-/// may build the index, so it needs the exclusive lock too.
+/// Changed under the exclusive lock only; searching may build the index, so it
+/// needs the exclusive lock too. The bounds and the places are read atomically by
+/// readers without a lock (`forEachPublished`); the rest of the header is the
+/// writers' own.
 final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     struct Header {
+        /// `start` in the low 32 bits (places before it hold holes only), `end` in
+        /// the high 32 (places from it on are unused): one word, so that a reader
+        /// without a lock loads both at once. First, so that the header's address is
+        /// the word's.
+        var bounds: UInt
         // Int32, not Int: a store of two links takes 56 bytes, a 64-byte block (72
         // and 80 with Int). No list reaches 2^31 links (that many nodes would take
         // hundreds of gigabytes).
-        /// Places before it hold holes only.
-        var start: Int32
-        /// Places from it on are unused.
-        var end: Int32
         var count: Int32
         var capacity: Int32
         /// The place of each link, once a list longer than `indexedCount` was searched.
         var positions: [NodeLink: Int]?
+
+        var start: Int { Int(bounds & 0xFFFF_FFFF) }
+        var end: Int { Int(bounds >> 32) }
+
+        static func bounds(start: Int, end: Int) -> UInt {
+            UInt(truncatingIfNeeded: start) | UInt(truncatingIfNeeded: end) << 32
+        }
     }
 
     /// Lists up to this long are scanned: a few pointer compares beat hashing.
@@ -256,13 +309,20 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// An empty store with room for at least `capacity` links.
     static func make(capacity: Int) -> LinkStore {
         let buffer = create(minimumCapacity: capacity) { buffer in
-            Header(start: 0, end: 0, count: 0, capacity: Int32(clamping: buffer.capacity), positions: nil)
+            Header(bounds: 0, count: 0, capacity: Int32(clamping: buffer.capacity), positions: nil)
         }
         return unsafeDowncast(buffer, to: LinkStore.self)
     }
 
+    /// Publishes new bounds with a releasing store: the links written before it are
+    /// seen by a reader that loads the bounds.
+    @inline(__always)
+    private static func publish(_ header: UnsafeMutablePointer<Header>, start: Int, end: Int) {
+        AtomicWord.storeReleasing(UnsafeMutableRawPointer(header), Header.bounds(start: start, end: end))
+    }
+
     /// A store with the same links in order, without holes or index, with room for
-    /// at least `capacity` links.
+    /// at least `capacity` links. Not yet published: plain writes.
     func copy(capacity: Int) -> LinkStore {
         let copy = Self.make(capacity: max(capacity, count))
         copy.withUnsafeMutablePointers { header, places in
@@ -271,7 +331,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
                 (places + end).initialize(to: link)
                 end += 1
             }
-            header.pointee.end = Int32(end)
+            header.pointee.bounds = Header.bounds(start: 0, end: end)
             header.pointee.count = Int32(end)
         }
         return copy
@@ -281,7 +341,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     func place(of link: NodeLink) -> Int? {
         withUnsafeMutablePointers { header, places in
             if header.pointee.positions == nil && !Self.index(header, places) {
-                for place in 0..<Int(header.pointee.end) where places[place] == link {
+                for place in header.pointee.start..<header.pointee.end where places[place] == link {
                     return place
                 }
                 return nil
@@ -297,7 +357,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
         var positions: [NodeLink: Int] = [:]
         // As many as the store holds: appends then never resize the index.
         positions.reserveCapacity(Int(header.pointee.capacity))
-        for place in Int(header.pointee.start)..<Int(header.pointee.end) {
+        for place in header.pointee.start..<header.pointee.end {
             if let link = places[place] { positions[link] = place }
         }
         header.pointee.positions = positions
@@ -308,12 +368,13 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// this one is full.
     func append(_ link: NodeLink) -> LinkStore? {
         let appended: Bool = withUnsafeMutablePointers { header, places in
-            let end = Int(header.pointee.end)
+            let end = header.pointee.end
             guard end < Int(header.pointee.capacity) else { return false }
+            // Past the published end: no reader looks here until the bounds say so.
             (places + end).initialize(to: link)
-            header.pointee.end += 1
             header.pointee.count += 1
             if header.pointee.positions != nil { header.pointee.positions![link] = end }
+            Self.publish(header, start: header.pointee.start, end: end + 1)
             return true
         }
         if appended { return nil }
@@ -323,37 +384,29 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
         return grown
     }
 
-    /// Removes the link at `place` (a place `place(of:)` found), keeping the order.
+    /// Removes the link at `place` (a place `place(of:)` found), keeping the order:
+    /// the place becomes a hole.
     func remove(at place: Int) {
         withUnsafeMutablePointers { header, places in
             header.pointee.count -= 1
-            if header.pointee.positions != nil {
-                header.pointee.positions![places[place]!] = nil
-                places[place] = nil
-                // Holes at the front are skipped once here, not by every walk over the list.
-                if place == Int(header.pointee.start) {
-                    while header.pointee.start < header.pointee.end && places[Int(header.pointee.start)] == nil {
-                        header.pointee.start += 1
-                    }
-                }
-            } else {
-                Self.close(place, in: header, places)
+            if header.pointee.positions != nil { header.pointee.positions![places[place]!] = nil }
+            // Atomic: a reader without a lock may be reading the place.
+            AtomicWord.storeReleasing(UnsafeMutableRawPointer(places + place), 0)
+            // Holes at the front are skipped once here, not by every walk over the list.
+            var start = header.pointee.start
+            let end = header.pointee.end
+            if place == start {
+                while start < end && places[start] == nil { start += 1 }
+                Self.publish(header, start: start, end: end)
             }
         }
-    }
-
-    /// Shifts the links after `place` down by one, in a short list (no holes).
-    private static func close(_ place: Int, in header: UnsafeMutablePointer<Header>, _ places: UnsafeMutablePointer<NodeLink?>) {
-        let end = Int(header.pointee.end)
-        for index in place..<(end - 1) { places[index] = places[index + 1] }
-        header.pointee.end -= 1
     }
 
     /// A copy without holes when they outnumber the links (holes before `start`
     /// count too: removing from the front leaves them), else nil.
     func compactedIfHoley() -> LinkStore? {
         let (count, holes) = withUnsafeMutablePointerToHeader { header in
-            (Int(header.pointee.count), Int(header.pointee.end - header.pointee.count))
+            (Int(header.pointee.count), header.pointee.end - Int(header.pointee.count))
         }
         guard holes > count, holes > Self.indexedCount else { return nil }
         // Room to grow by half again before the next copy.
@@ -363,7 +416,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// The first link at or after `place`, and its place.
     func link(from place: Int) -> (NodeLink, Int)? {
         withUnsafeMutablePointers { header, places in
-            for place in max(place, Int(header.pointee.start))..<Int(header.pointee.end) {
+            for place in max(place, header.pointee.start)..<header.pointee.end {
                 if let link = places[place] { return (link, place) }
             }
             return nil
@@ -373,10 +426,26 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     @inline(__always)
     func forEach(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            var place = Int(header.pointee.start)
-            let end = Int(header.pointee.end)
+            var place = header.pointee.start
+            let end = header.pointee.end
             while place < end {
                 if let link = places[place] { body(link) }
+                place += 1
+            }
+        }
+    }
+
+    /// `forEach` for a reader without a lock: the bounds and every place are loaded
+    /// atomically (acquiring), so the reader sees each link it meets complete.
+    @inline(__always)
+    func forEachPublished(_ body: (NodeLink) -> Void) {
+        withUnsafeMutablePointers { header, places in
+            let bounds = AtomicWord.load(UnsafeMutableRawPointer(header))
+            var place = Int(bounds & 0xFFFF_FFFF)
+            let end = Int(bounds >> 32)
+            while place < end {
+                let word = AtomicWord.load(UnsafeMutableRawPointer(places + place))
+                if let pointer = UnsafeMutableRawPointer(bitPattern: word) { body(NodeLink(pointer: pointer)) }
                 place += 1
             }
         }
@@ -386,8 +455,8 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     @inline(__always)
     func forEachReversed(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            let start = Int(header.pointee.start)
-            var place = Int(header.pointee.end)
+            let start = header.pointee.start
+            var place = header.pointee.end
             while place > start {
                 place -= 1
                 if let link = places[place] { body(link) }

@@ -213,14 +213,14 @@ extension DominoNode {
     }
 
     /// Unlinks this node from the responder chain in its deinit. Exclusive lock held.
-    func unregisterLocked(responder link: ResponderLink) {
+    func unregisterLocked(responder link: ResponderLink, _ graveyard: inout Graveyard) {
         if ResponderRegistry.nodes[link.hostID]?.refers(to: self) == true {
             ResponderRegistry.nodes[link.hostID] = nil
         }
-        link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
+        link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
         link.successor = nil
         link.followers.forEach { $0.responderLink?.successor = nil }
-        link.followers.removeAll()
+        link.followers.removeAll(&graveyard)
         ResponderRegistry.generation &+= 1
     }
 
@@ -556,10 +556,10 @@ extension DominoNode {
             return (generation, false)
         }
         var closedCycle = false
-        let installed = graphLock.withExclusive { _ -> Int in
+        let installed = graphLock.withExclusive { graveyard -> Int in
             link.wasRead = true
             ResponderRegistry.generation &+= 1
-            link.successor?.withNode { _ = $0.responderLink?.followers.remove(self) }
+            link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
             link.successor = nil
             guard link.followsChain, let successor, let successorLink = successor.responderLink, successor !== self else {
                 return ResponderRegistry.generation
@@ -569,7 +569,7 @@ extension DominoNode {
                 Route.graphMayHaveCycles = true
             }
             link.successor = NodeLink(successor)
-            successorLink.followers.append(self)
+            successorLink.followers.append(self, &graveyard)
             return ResponderRegistry.generation
         }
         if closedCycle, let successor {

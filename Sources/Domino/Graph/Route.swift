@@ -269,3 +269,56 @@ enum Route {
         }
     }
 }
+
+extension DominoNode {
+    /// This node's parent list as a reader pinned without a lock finds it
+    /// (`GraphLock.pinWithoutLock`). Reads only the list's word, which stays readable
+    /// after the node's deinit while such a reader may hold its address (see
+    /// `keepMemoryForReadersLocked`): empty then.
+    @inline(__always)
+    var publishedParents: NodeList.Shape {
+        withUnsafeMutablePointer(to: &parentLinks) { NodeList.published($0) }
+    }
+
+    /// This node's slot store as a reader pinned without a lock finds it, or nil when
+    /// the node has no handlers (or has deinitialized); read it with
+    /// `SlotStore.publishedTable(for:)`.
+    @inline(__always)
+    var publishedSlots: Unmanaged<SlotStore>? {
+        withUnsafeMutablePointer(to: &slots) { NodeSlots.published($0) }
+    }
+
+    /// The table of `key` here, as a reader pinned without a lock finds it.
+    @inline(__always)
+    func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
+        guard let store = publishedSlots else { return nil }
+        return store._withUnsafeGuaranteedRef { $0.publishedTable(for: key) }
+    }
+}
+
+extension Route {
+    /// The walk up of a reader pinned without a lock (performance round 3's posts;
+    /// see Maintainers/ReadsWithoutALock.md): this node, then its ancestors through
+    /// mounted parents, depth-first pre-order, parents in mount order, each node
+    /// once, reading every list with `publishedParents`. Responder chains are not
+    /// followed: routes through responders are walked under a stripe.
+    ///
+    /// The caller is pinned without a lock from before it loads `start`'s first list
+    /// until it stops using the links `visit` gets; it reads nodes through them only
+    /// as `publishedParents` and `publishedSlots` do (a node met here may have
+    /// deinitialized: its memory is kept, its lists and slots are empty). Changes
+    /// made meanwhile may or may not be seen, each link as some write left it.
+    static func walkPublished(from start: NodeLink, _ visit: (NodeLink) -> Void) {
+        var visited = Set<NodeLink>()
+        var stack: [NodeLink] = [start]
+        var parents: [NodeLink] = []
+        while let link = stack.popLast() {
+            guard visited.insert(link).inserted else { continue }
+            visit(link)
+            let shape = link.withNode { $0.publishedParents }
+            parents.removeAll(keepingCapacity: true)
+            shape.forEachPublishedLink { parents.append($0) }
+            for parent in parents.reversed() where !visited.contains(parent) { stack.append(parent) }
+        }
+    }
+}

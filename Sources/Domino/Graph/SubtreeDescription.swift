@@ -18,7 +18,8 @@ extension DominoNode {
             var visited = Set<NodeLink>()
             Route.walkDown(from: [NodeLink(self)], visited: &visited) { node, depth in
                 var line = String(repeating: "  ", count: depth) + node.description
-                let slots = node.slots.map(Self.summary(of:))
+                var slots: [String] = []
+                node.slots.forEach { slots.append(Self.summary(of: $0)) }
                 if !slots.isEmpty { line += "  [" + slots.joined(separator: "; ") + "]" }
                 lines.append(line)
             }

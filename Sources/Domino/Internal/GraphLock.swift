@@ -38,8 +38,12 @@ final class GraphLock: @unchecked Sendable {
     static let stripeCount = 8
     /// Two cache lines per stripe keep adjacent-line prefetching from coupling them.
     private static let stripeStride = 128
-    /// Where a stripe keeps its two pin counts (one per epoch parity), after the mutex.
+    /// Where a stripe keeps its two pin counts (one per epoch parity), after the
+    /// mutex; then the count of readers waiting for it; then the two pin counts of
+    /// readers pinned without a lock.
     private static let pinsOffset = 64
+    /// Where the pins of readers without a lock start, from `pinsOffset`.
+    private static let lockFreePinsOffset = 3 * MemoryLayout<Int>.stride
 
     private let base: UnsafeMutableRawPointer
 
@@ -67,8 +71,10 @@ final class GraphLock: @unchecked Sendable {
         base = .allocate(byteCount: Self.limboFlagOffset + Self.stripeStride, alignment: Self.stripeStride)
         for stripe in 0..<Self.stripeCount {
             PlatformMutex.initialize(base + stripe * Self.stripeStride)
-            pins(stripe, parity: 0).initializeMemory(as: Int.self, to: 0)
-            pins(stripe, parity: 1).initializeMemory(as: Int.self, to: 0)
+            for parity in 0...1 {
+                pins(stripe, parity: parity).initializeMemory(as: Int.self, to: 0)
+                lockFreePins(stripe, parity: parity).initializeMemory(as: Int.self, to: 0)
+            }
         }
         (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
         epochWord.initializeMemory(as: Int.self, to: 0)
@@ -118,12 +124,29 @@ final class GraphLock: @unchecked Sendable {
         return limbo.reduce(0) { $0 + $1.tables.count }
     }
 
+    /// How many retired objects of type `T` wait in limbo (for tests). Takes the
+    /// exclusive lock.
+    func retiredInLimbo<T: AnyObject>(_ type: T.Type) -> Int {
+        lockExclusive()
+        defer { unlockExclusive() }
+        return limbo.reduce(0) { $0 + $1.tables.count { $0 is T } }
+    }
+
     /// The word counting the walks on `stripe` pinned in epochs of `parity` that are
     /// still running. Atomic: a walk pins under its stripe but unpins without any
     /// lock (a second lock round trip per post cost 50 instructions).
     @inline(__always)
     private func pins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
         base + stripe * Self.stripeStride + Self.pinsOffset + parity * MemoryLayout<Int>.stride
+    }
+
+    /// The word counting the readers on `stripe` pinned without a lock in epochs of
+    /// `parity` (see `pinWithoutLock`): apart from the walks' pins, so that a writer
+    /// can tell whether any such reader runs (only those can meet what
+    /// `Graveyard.retireShared` takes).
+    @inline(__always)
+    private func lockFreePins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
+        pins(stripe, parity: parity) + Self.lockFreePinsOffset
     }
 
     /// Marks a walk on `stripe` as borrowing tables. The caller holds the stripe, so
@@ -145,22 +168,35 @@ final class GraphLock: @unchecked Sendable {
     /// an object published after it pinned).
     ///
     /// A Dekker-style check: the reader counts itself in the parity of the epoch it
-    /// read, then reads the epoch again and starts over if it moved; a writer
-    /// advances the epoch, then reads the pin counts. All four are sequentially
-    /// consistent, so either the reader sees the new epoch or the writer sees the
-    /// pin. Hold it only while reading: no user code may run under it (a blocked
-    /// reader holds every retirement back).
+    /// read, makes a full fence, then reads the epoch again and starts over if it
+    /// moved; a writer unlinks what it retires or advances the epoch, makes a full
+    /// fence (or a sequentially consistent store), then reads the pin counts. With
+    /// a fence on each side, either the reader's loads after its fence see the
+    /// writer's stores, or the writer sees the pin (the fences are ordered one way or
+    /// the other). On x86 the pin's locked add is a full fence already; the fence is
+    /// for the weaker models (ARM64), where the pin's store could otherwise be
+    /// ordered after the reader's first loads. Hold it only while reading: no user
+    /// code may run under it (a blocked reader holds every retirement back).
     ///
-    /// - Returns: The parity to unpin.
+    /// - Returns: The parity to give `unpinWithoutLock`.
     @inline(__always)
     func pinWithoutLock(stripe: Int) -> Int {
         while true {
             let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
             let parity = Int(seen & 1)
-            _ = AtomicWord.add(pins(stripe, parity: parity), 1)
+            _ = AtomicWord.add(lockFreePins(stripe, parity: parity), 1)
+            AtomicWord.fence()
             if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
-            unpin(stripe: stripe, parity: parity)
+            unpinWithoutLock(stripe: stripe, parity: parity)
         }
+    }
+
+    /// Ends a reader's `pinWithoutLock`; releases the retired objects this makes
+    /// safe (as `unpin` does).
+    @inline(__always)
+    func unpinWithoutLock(stripe: Int, parity: Int) {
+        let remaining = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
+        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { reclaimRetired() }
     }
 
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
@@ -191,10 +227,25 @@ final class GraphLock: @unchecked Sendable {
         released.removeAll()
     }
 
+    /// True when a reader pinned without a lock is running. Exclusive lock held.
+    /// A full fence comes first: such a reader either is seen here or sees what the
+    /// writer unlinked before asking (see `pinWithoutLock`). Walks pinned under
+    /// their stripe do not count: they read nothing after they unlock but the
+    /// tables and handlers they collected.
+    var lockFreeReadersPinnedLocked: Bool {
+        AtomicWord.fence()
+        return (0..<Self.stripeCount).contains { stripe in
+            (0...1).contains { AtomicWord.loadSequentiallyConsistent(lockFreePins(stripe, parity: $0)) != 0 }
+        }
+    }
+
     /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
     private func drained(parity: Int) -> Bool {
         // Sequentially consistent: the writer's half of `pinWithoutLock`'s check.
-        (0..<Self.stripeCount).allSatisfy { AtomicWord.loadSequentiallyConsistent(pins($0, parity: parity)) == 0 }
+        (0..<Self.stripeCount).allSatisfy {
+            AtomicWord.loadSequentiallyConsistent(pins($0, parity: parity)) == 0
+                && AtomicWord.loadSequentiallyConsistent(lockFreePins($0, parity: parity)) == 0
+        }
     }
 
     /// Advances the epoch when it can and moves the limbo batches that are safe now
@@ -221,13 +272,22 @@ final class GraphLock: @unchecked Sendable {
     /// them, or back to the graveyard to be released after unlocking. Exclusive lock
     /// held.
     private func admitRetired(_ graveyard: inout Graveyard) {
-        let (tables, handlers, shared) = graveyard.takeRetired()
+        let (tables, handlers, retiredShared) = graveyard.takeRetired()
         var released: [AnyObject] = []
-        // What unlinked the retired objects comes before the pins are read: a reader
-        // pinned without a lock either is seen here or sees the unlinking.
-        if !shared.isEmpty { AtomicWord.fence() }
+        // Only readers pinned without a lock can meet what was retired shared (walks
+        // pinned under a stripe read it only while they hold the stripe): with none
+        // running, it is released at once, so a handler that blocks inside a walk
+        // holds none of it back. The check fences first: a reader pinned without a
+        // lock either is seen or sees the unlinking.
+        var shared = retiredShared
+        if !shared.isEmpty && !lockFreeReadersPinnedLocked {
+            released = shared
+            shared = []
+        }
         if drained(parity: 0) && drained(parity: 1) {
-            released = tables + handlers + shared
+            released += tables + handlers + shared
+        } else if tables.isEmpty && handlers.isEmpty && shared.isEmpty {
+            // Nothing waits.
         } else {
             var young: [AnyObject] = [], old: [AnyObject] = shared
             for table in tables {

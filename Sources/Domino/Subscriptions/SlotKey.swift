@@ -49,6 +49,11 @@ struct SlotKey: Hashable, Sendable {
     /// The event name of a named-event key.
     var name: String? { eventName }
 
+    /// The type's identity with the phase in its low bits, or (below 8) the phase
+    /// alone for keys without a type.
+    @inline(__always)
+    var typeIdentityBits: UInt { typeBits }
+
     @inline(__always)
     static func == (lhs: SlotKey, rhs: SlotKey) -> Bool {
         if lhs.typeBits != rhs.typeBits { return false }
@@ -253,10 +258,13 @@ final class HandlerTable: Sendable {
     }
 }
 
-/// One entry of a node's handler table.
+/// One entry of a node's slots (see `SlotStore`): a key and its handler table.
 struct Slot {
     let key: SlotKey
-    var table: HandlerTable
+    /// The table, retained by the store (`Unmanaged` bits), or 0 once the key has
+    /// no handlers left. Written with releasing stores: readers without a lock load
+    /// it atomically (see `SlotStore.publishedTable(for:)`).
+    fileprivate(set) var tableWord: UInt
     /// The slot's handlers bound to an object (an owner, a protocol target), by
     /// that object's identity, once the slot holds more than `scanLimit` handlers of
     /// a role: what finds a second subscription of the same object in one look-up,
@@ -264,15 +272,39 @@ struct Slot {
     /// than hashing (measured on a slot of 11 owner-bound subscribers: a
     /// subscribe-and-cancel took 12,195 instructions without the check, 13,300 with
     /// an index for every slot, 12,610 with this scan). One handler per object is
-    /// indexed.
-    private var bound: [ObjectIdentifier: Subscription]?
+    /// indexed. The writers' own: readers never look at it.
+    var bound: [ObjectIdentifier: Subscription]?
 
     /// How many handlers of a role a slot scans before it indexes them.
     static let scanLimit = 16
 
+    /// An entry holding `table` retained.
     init(key: SlotKey, table: HandlerTable) {
         self.key = key
-        self.table = table
+        tableWord = UInt(bitPattern: Unmanaged.passRetained(table).toOpaque())
+    }
+
+    /// Where the table word of the entry at `slot` is, for atomic access.
+    @inline(__always)
+    static func tableAddress(of slot: UnsafeMutablePointer<Slot>) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(slot) + tableOffset
+    }
+
+    private static let tableOffset = MemoryLayout<Slot>.offset(of: \Slot.tableWord)!
+
+    /// The table, unless the entry is cleared. Lock held.
+    @inline(__always)
+    var unmanagedTable: Unmanaged<HandlerTable>? {
+        UnsafeRawPointer(bitPattern: tableWord).map { Unmanaged.fromOpaque($0) }
+    }
+
+    /// The table of an entry that is not cleared. Lock held.
+    @inline(__always)
+    var table: HandlerTable { unmanagedTable.unsafelyUnwrapped.takeUnretainedValue() }
+
+    /// Takes over the index of bound handlers of `other`, the entry this one copies.
+    mutating func takeBound(from other: Slot) {
+        bound = other.bound
     }
 
     /// The active handlers bound to `object` other than `handler`, just added: the

@@ -1,0 +1,380 @@
+/// A node's slots: for each key it has had handlers for, the key and its handler
+/// table, in one allocation that readers without a lock can read while a writer
+/// changes it (performance round 3; see Maintainers/ReadsWithoutALock.md).
+///
+/// Keys are only ever appended: a new entry is written past the published count,
+/// then the count is published with a releasing store. A key's table is a word of
+/// its own, replaced with a releasing store (as tables always were: read-copy-update)
+/// and cleared to 0 when the key loses its last handler; the entry stays, and the
+/// key's next subscription fills it again. A store that fills up, or whose cleared
+/// entries outnumber the live ones, is copied without them into a new store, which
+/// the node publishes; the old one is retired with `Graveyard.retireShared`. So a
+/// reader that loaded a store may read every entry below the count it loaded until
+/// it unpins, and finds each key's table as some write left it.
+///
+/// The count shares a word with the store's filter: the union of the
+/// `SlotKey.filterBit`s of its keys, which lets a walk pass a node without
+/// scanning. Bits are only added while a store is in use (a cleared key keeps its
+/// bit until the next copy), so the filter is a superset of the live keys, never
+/// a subset.
+///
+/// Stores with more than `SlotStore.scanLimit` places also hold an index: an
+/// open-addressing table from key to place, filled in with atomic stores after the
+/// entry is published and never emptied (entries are never removed from a store),
+/// so a node with thousands of event types or names finds a key in about one probe.
+///
+/// Writers hold the exclusive lock; readers under a stripe read plainly, readers
+/// without one through `publishedTable(for:)`.
+final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
+    struct Header {
+        /// The published count in the low 32 bits, the filter in the high 32: first
+        /// in the header, so that the header's address is this word's.
+        var state: UInt
+        /// The index, or 0: a pointer to `indexSize` words, each 0 (empty) or a
+        /// place plus 1. Set before the store is published, never changed after.
+        var index: UInt
+        var capacity: Int32
+        /// Entries whose table is not cleared.
+        var live: Int32
+
+        var count: Int { Int(state & 0xFFFF_FFFF) }
+        var filter: UInt32 { UInt32(truncatingIfNeeded: state >> 32) }
+
+        static func state(count: Int, filter: UInt32) -> UInt {
+            UInt(truncatingIfNeeded: count) | UInt(filter) << 32
+        }
+    }
+
+    /// Stores this small are scanned: a few key compares cost less than hashing one.
+    static let scanLimit = 8
+
+    /// An empty store with room for at least `capacity` slots.
+    static func make(capacity: Int) -> SlotStore {
+        let buffer = create(minimumCapacity: capacity) { buffer in
+            Header(state: 0, index: 0, capacity: Int32(clamping: buffer.capacity), live: 0)
+        }
+        let store = unsafeDowncast(buffer, to: SlotStore.self)
+        let capacity = store.header.capacity
+        if capacity > scanLimit {
+            let size = indexSize(forCapacity: Int(capacity))
+            let index = UnsafeMutablePointer<UInt>.allocate(capacity: size)
+            index.initialize(repeating: 0, count: size)
+            store.header.index = UInt(bitPattern: index)
+        }
+        return store
+    }
+
+    /// A power of two at least twice `capacity`: the index is never more than half full.
+    private static func indexSize(forCapacity capacity: Int) -> Int {
+        var size = 16
+        while size < 2 * capacity { size *= 2 }
+        return size
+    }
+
+    deinit {
+        withUnsafeMutablePointers { header, slots in
+            for place in 0..<header.pointee.count {
+                if let table = slots[place].unmanagedTable { table.release() }
+            }
+            slots.deinitialize(count: header.pointee.count)
+            if let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) {
+                index.deallocate()
+            }
+        }
+    }
+
+    var count: Int { header.count }
+    var live: Int { Int(header.live) }
+    var isFull: Bool { header.count == Int(header.capacity) }
+
+    /// Where `key` would start its probe in an index of `size` places.
+    @inline(__always)
+    private static func probeStart(of key: SlotKey, size: Int) -> Int {
+        key.spreadHash & (size - 1)
+    }
+
+    /// The place of `key`'s entry (its table may be cleared), or nil. Lock held.
+    @inline(__always)
+    func place(of key: SlotKey) -> Int? {
+        withUnsafeMutablePointers { header, slots in
+            let count = header.pointee.count
+            guard let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) else {
+                for place in 0..<count where slots[place].key == key { return place }
+                return nil
+            }
+            let size = Self.indexSize(forCapacity: Int(header.pointee.capacity))
+            var probe = Self.probeStart(of: key, size: size)
+            while true {
+                let cell = index[probe]
+                if cell == 0 { return nil }
+                if slots[Int(cell) - 1].key == key { return Int(cell) - 1 }
+                probe = (probe + 1) & (size - 1)
+            }
+        }
+    }
+
+    /// The table of `key` as a reader without a lock finds it, or nil: the state,
+    /// index cells and table word are loaded atomically (acquiring). The caller is
+    /// pinned (`GraphLock.pinWithoutLock`) and loaded this store from its node with
+    /// `DominoNode.publishedSlots`.
+    @inline(__always)
+    func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
+        withUnsafeMutablePointers { header, slots in
+            let state = AtomicWord.load(UnsafeMutableRawPointer(header))
+            if UInt32(truncatingIfNeeded: state >> 32) & key.filterBit == 0 { return nil }
+            let count = Int(state & 0xFFFF_FFFF)
+            guard let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) else {
+                for place in 0..<count where slots[place].key == key {
+                    return Self.publishedTable(at: place, slots)
+                }
+                return nil
+            }
+            let size = Self.indexSize(forCapacity: Int(header.pointee.capacity))
+            var probe = Self.probeStart(of: key, size: size)
+            while true {
+                let cell = AtomicWord.load(UnsafeMutableRawPointer(index + probe))
+                if cell == 0 { return nil }
+                if slots[Int(cell) - 1].key == key { return Self.publishedTable(at: Int(cell) - 1, slots) }
+                probe = (probe + 1) & (size - 1)
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func publishedTable(at place: Int, _ slots: UnsafeMutablePointer<Slot>) -> Unmanaged<HandlerTable>? {
+        let word = AtomicWord.load(Slot.tableAddress(of: slots + place))
+        return UnsafeRawPointer(bitPattern: word).map { Unmanaged.fromOpaque($0) }
+    }
+
+    /// Runs `body` with the entry at `place`, for a writer. Exclusive lock held.
+    @inline(__always)
+    func withSlot<R>(at place: Int, _ body: (inout Slot) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointerToElements { try body(&$0[place]) }
+    }
+
+    /// The entry at `place`, read under the lock.
+    @inline(__always)
+    subscript(place: Int) -> Slot {
+        _read { yield withUnsafeMutablePointerToElements { $0[place] } }
+    }
+
+    /// Installs `table` as the table of the entry at `place`, with a releasing
+    /// store; returns the table it replaces (owned by the caller, who retires it),
+    /// or nil when the entry was cleared. Exclusive lock held.
+    func install(_ table: HandlerTable, at place: Int) -> HandlerTable? {
+        withUnsafeMutablePointers { header, slots in
+            let previous = slots[place].unmanagedTable
+            AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), UInt(bitPattern: Unmanaged.passRetained(table).toOpaque()))
+            if previous == nil { header.pointee.live += 1 }
+            return previous?.takeRetainedValue()
+        }
+    }
+
+    /// Clears the entry at `place`; returns its table (owned by the caller, who
+    /// retires it). Exclusive lock held.
+    func clear(at place: Int) -> HandlerTable? {
+        withUnsafeMutablePointers { header, slots in
+            guard let previous = slots[place].unmanagedTable else { return nil }
+            AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), 0)
+            slots[place].bound = nil
+            header.pointee.live -= 1
+            return previous.takeRetainedValue()
+        }
+    }
+
+    /// Appends an entry for `key` with `table`, which the store retains. The store
+    /// must not be full. Exclusive lock held.
+    func append(_ key: SlotKey, _ table: HandlerTable) {
+        withUnsafeMutablePointers { header, slots in
+            let place = header.pointee.count
+            precondition(place < Int(header.pointee.capacity), "SlotStore.append on a full store")
+            (slots + place).initialize(to: Slot(key: key, table: table))
+            header.pointee.live += 1
+            AtomicWord.storeReleasing(
+                UnsafeMutableRawPointer(header),
+                Header.state(count: place + 1, filter: header.pointee.filter | key.filterBit))
+            if let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) {
+                let size = Self.indexSize(forCapacity: Int(header.pointee.capacity))
+                var probe = Self.probeStart(of: key, size: size)
+                while index[probe] != 0 { probe = (probe + 1) & (size - 1) }
+                AtomicWord.storeReleasing(UnsafeMutableRawPointer(index + probe), UInt(place + 1))
+            }
+        }
+    }
+
+    /// A store with this one's live entries in order, with room for at least
+    /// `capacity`; not yet published. Exclusive lock held.
+    func copyingLive(capacity: Int) -> SlotStore {
+        let copy = Self.make(capacity: max(capacity, live))
+        forEachLive { slot in
+            copy.append(slot.key, slot.table)
+            copy.withSlot(at: copy.count - 1) { $0.takeBound(from: slot) }
+        }
+        return copy
+    }
+
+    /// True when cleared entries outnumber the live ones, and there are enough of
+    /// them for a copy to be worth it.
+    var isHoley: Bool {
+        let cleared = header.count - Int(header.live)
+        return cleared > Int(header.live) && cleared > Self.scanLimit
+    }
+
+    /// Calls `body` with each entry whose table is not cleared, in order. Lock held.
+    func forEachLive(_ body: (Slot) -> Void) {
+        withUnsafeMutablePointers { header, slots in
+            for place in 0..<header.pointee.count where slots[place].unmanagedTable != nil {
+                body(slots[place])
+            }
+        }
+    }
+}
+
+extension SlotKey {
+    /// A hash for the slot index: the type's address scrambled (cheap, and
+    /// addresses differ in their middle bits), the name's hash for named keys.
+    @inline(__always)
+    var spreadHash: Int {
+        let bits = typeIdentityBits
+        if bits >= 8 { return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 29) }
+        return hashValue
+    }
+}
+
+/// A node's slots in one word: 0 when the node has no handlers, else a
+/// `SlotStore`'s address, retained. Writers hold the exclusive lock and publish a
+/// new store with a releasing store of the word, retiring the old one with
+/// `Graveyard.retireShared`; readers under a stripe read plainly, readers pinned
+/// without a lock load the word with `published(_:)`. The list's only stored
+/// property, so a pointer to it is a pointer to the word.
+struct NodeSlots: ~Copyable {
+    private var word: UInt = 0
+
+    init() {}
+
+    deinit {
+        // A node empties its slots (retiring the store) in its deinit; this only
+        // runs for a store that was never shared.
+        if word != 0 { Unmanaged<SlotStore>.fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped).release() }
+    }
+
+    /// The store, lent. Lock held.
+    @inline(__always)
+    private func withStore<R>(_ body: (SlotStore) throws -> R) rethrows -> R? {
+        guard let pointer = UnsafeRawPointer(bitPattern: word) else { return nil }
+        return try Unmanaged<SlotStore>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    @inline(__always)
+    private mutating func publish(_ new: UInt) {
+        withUnsafeMutablePointer(to: &word) { AtomicWord.storeReleasing(UnsafeMutableRawPointer($0), new) }
+    }
+
+    /// Publishes `store` (or none) in place of the current store, which is retired.
+    private mutating func replaceStore(with store: SlotStore?, _ graveyard: inout Graveyard) {
+        let previous = word
+        publish(store.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0)
+        if let pointer = UnsafeRawPointer(bitPattern: previous) {
+            graveyard.retireShared(Unmanaged<SlotStore>.fromOpaque(pointer).takeRetainedValue())
+        }
+    }
+
+    /// The table of `key`, if the node has handlers for it: the filter first, then
+    /// the entry. Lock held (a stripe or the exclusive lock).
+    @inline(__always)
+    func table(for key: SlotKey) -> Unmanaged<HandlerTable>? {
+        withStore { store -> Unmanaged<HandlerTable>? in
+            if store.header.filter & key.filterBit == 0 { return nil }
+            guard let place = store.place(of: key) else { return nil }
+            return store[place].unmanagedTable
+        } ?? nil
+    }
+
+    /// The store at `slots`, loaded atomically (acquiring), for a reader pinned
+    /// without a lock; it reads it with `SlotStore.publishedTable(for:)`.
+    @inline(__always)
+    static func published(_ slots: UnsafeMutablePointer<NodeSlots>) -> Unmanaged<SlotStore>? {
+        UnsafeRawPointer(bitPattern: AtomicWord.load(UnsafeMutableRawPointer(slots))).map { Unmanaged.fromOpaque($0) }
+    }
+
+    /// The place of `key`'s entry (cleared or not), if the store has one. Lock held.
+    func place(of key: SlotKey) -> Int? {
+        withStore { $0.place(of: key) } ?? nil
+    }
+
+    /// Runs `body` with the entry at `place`. Exclusive lock held.
+    func withSlot<R>(at place: Int, _ body: (inout Slot) throws -> R) rethrows -> R {
+        try withStore { try $0.withSlot(at: place, body) }!
+    }
+
+    /// The table at `place`, which is not cleared. Lock held.
+    func table(at place: Int) -> HandlerTable {
+        withStore { $0[place].table }!
+    }
+
+    /// Installs `table` for `key`, in its entry if it has one (retiring the table it
+    /// replaces), else in a new entry; returns the entry's place. Exclusive lock held.
+    mutating func install(_ table: HandlerTable, for key: SlotKey, _ graveyard: inout Graveyard) -> Int {
+        if let place = place(of: key) {
+            if let previous = withStore({ $0.install(table, at: place) }) ?? nil { graveyard.retire(previous) }
+            return place
+        }
+        if let store = withStore({ $0 }), !store.isFull {
+            store.append(key, table)
+            return store.count - 1
+        }
+        // Room for twice the live keys: appending N keys copies O(N) entries in all.
+        let live = withStore { $0.live } ?? 0
+        let grown = withStore { $0.copyingLive(capacity: 2 * (live + 1)) } ?? SlotStore.make(capacity: 1)
+        grown.append(key, table)
+        replaceStore(with: grown, &graveyard)
+        return grown.count - 1
+    }
+
+    /// Clears the entry at `place`, retiring its table; when the node has no live
+    /// entry left, or cleared ones outnumber live ones, publishes a smaller store (or
+    /// none). Exclusive lock held.
+    mutating func clear(at place: Int, _ graveyard: inout Graveyard) {
+        guard let store = withStore({ $0 }) else { return }
+        if let previous = store.clear(at: place) { graveyard.retire(previous) }
+        if store.live == 0 {
+            replaceStore(with: nil, &graveyard)
+        } else if store.isHoley {
+            replaceStore(with: store.copyingLive(capacity: store.live + store.live / 2 + 1), &graveyard)
+        }
+    }
+
+    /// Clears every entry, retiring each table, and publishes no store. Exclusive
+    /// lock held.
+    mutating func removeAll(_ graveyard: inout Graveyard) {
+        guard let store = withStore({ $0 }) else { return }
+        for place in 0..<store.count {
+            if let table = store.clear(at: place) { graveyard.retire(table) }
+        }
+        replaceStore(with: nil, &graveyard)
+    }
+
+    /// Calls `body` with each entry that has handlers, in order. Lock held.
+    func forEach(_ body: (Slot) -> Void) {
+        withStore { $0.forEachLive(body) }
+    }
+
+    /// The first entry with handlers for which `predicate` is true. Lock held.
+    func first(where predicate: (Slot) -> Bool) -> Slot? {
+        var found: Slot?
+        forEach { slot in if found == nil && predicate(slot) { found = slot } }
+        return found
+    }
+
+    /// The place of the entry whose table holds `handler`. Lock held.
+    func place(holding handler: Subscription) -> Int? {
+        withStore { store -> Int? in
+            for place in 0..<store.count {
+                if let table = store[place].unmanagedTable, table._withUnsafeGuaranteedRef({ $0.contains(handler) }) {
+                    return place
+                }
+            }
+            return nil
+        } ?? nil
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// What readers pinned without a lock (performance round 3's reads, see
+/// Maintainers/ReadsWithoutALock.md) may rely on while writers change the graph: a
+/// node's parent list and slots are published words, whatever they replace is
+/// retired until no such reader can hold it, and a node that deinitializes under
+/// such a reader keeps its memory, empty, until the reader unpins.
+@Suite("Reads without a lock: published parents and slots", .serialized, .checksLeaks)
+struct LockFreeReadTests {
+    /// Pins and unpins on this thread until `condition` holds: each unpin lets the
+    /// epoch move on and frees what waited (walks of other suites may hold it a
+    /// little longer).
+    private func reclaimUntil(_ condition: () -> Bool) -> Bool {
+        let stripe = ThreadState.current.pointee.stripe
+        for _ in 0..<2_000 {
+            if condition() { return true }
+            graphLock.unpinWithoutLock(stripe: stripe, parity: graphLock.pinWithoutLock(stripe: stripe))
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return condition()
+    }
+
+    @Test func aNodeDeinitializedUnderALockFreeReaderStaysReadableAndEmptyUntilTheReaderUnpins() {
+        let child = DominoNode(label: "child")
+        var parent: DominoNode? = DominoNode(label: "parent")
+        let grandparent = DominoNode(label: "grandparent")
+        child.mount(at: parent!)
+        parent!.mount(at: grandparent)
+        parent!.subscribe(Ping.self, on: .postingThread) { _ in }
+        let stripe = ThreadState.current.pointee.stripe
+        let parity = graphLock.pinWithoutLock(stripe: stripe)
+        let link = NodeLink(parent!)
+        let before = (link.withNode { $0.publishedParents.only }, link.withNode { $0.publishedTable(for: .of(Ping.self)) != nil })
+        parent = nil   // deinitializes here, while this thread holds the address
+        let parentsAfter = link.withNode { $0.publishedParents }
+        let slotsAfter = link.withNode { $0.publishedSlots }
+        let childParents = child.publishedParents
+        let kept = graphLock.retiredInLimbo(MemoryKeeper.self)
+        graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+        #expect(before.0 == NodeLink(grandparent))
+        #expect(before.1)
+        #expect(parentsAfter.only == nil && !parentsAfter.isMultiple)
+        #expect(slotsAfter == nil)
+        #expect(childParents.only == nil && !childParents.isMultiple)
+        #expect(kept == 1)
+        #expect(reclaimUntil { graphLock.retiredInLimbo(MemoryKeeper.self) == 0 })
+    }
+
+    @Test func aNodeDeinitializedWithNoLockFreeReaderPinnedKeepsNothing() {
+        var node: DominoNode? = DominoNode(label: "node")
+        node!.subscribe(Ping.self, on: .postingThread) { _ in }
+        let keptBefore = graphLock.retiredInLimbo(MemoryKeeper.self)
+        node = nil
+        #expect(keptBefore == 0)
+        #expect(graphLock.retiredInLimbo(MemoryKeeper.self) == 0)
+    }
+
+    @Test func aLockFreeReaderFindsEveryKeyOfANodeThatOutgrewItsScanAndLostHalfItsKeys() {
+        // Past `SlotStore.scanLimit` keys the store has an index; clearing most keys
+        // makes the node copy its store without them. A reader must find exactly the
+        // live ones, through the index, at every step.
+        let node = DominoNode(label: "many")
+        var subscriptions: [String: Subscription] = [:]
+        for number in 0..<40 {
+            subscriptions["e\(number)"] = node.subscribe(EventName("e\(number)"), on: .postingThread) { _ in }
+        }
+        let stripe = ThreadState.current.pointee.stripe
+        func found() -> Set<String> {
+            let parity = graphLock.pinWithoutLock(stripe: stripe)
+            defer { graphLock.unpinWithoutLock(stripe: stripe, parity: parity) }
+            return Set((0..<40).map { "e\($0)" }.filter { node.publishedTable(for: .name($0)) != nil })
+        }
+        var wrongSteps = 0
+        var live = Set(subscriptions.keys)
+        for number in stride(from: 0, to: 40, by: 2) {
+            subscriptions["e\(number)"]!.cancel()
+            live.remove("e\(number)")
+            if found() != live { wrongSteps += 1 }
+        }
+        for number in 0..<5 {
+            node.subscribe(EventName("e\(2 * number)"), on: .postingThread) { _ in }
+            live.insert("e\(2 * number)")
+            if found() != live { wrongSteps += 1 }
+        }
+        #expect(wrongSteps == 0)
+        #expect(found() == live)
+    }
+
+    @Test func lockFreeReadersWalkingUpWhileWritersRemountResubscribeAndReleaseNodesMeetNoFreedMemory() {
+        // The reclamation boundary for nodes and stores: readers pinned without a
+        // lock walk up from a leaf and look up tables at every node, while a writer
+        // mounts the leaf at short-lived nodes (which then deinitialize under the
+        // readers), remounts long-lived ones (parent lists grow, lose links, shrink to
+        // one word) and subscribes and cancels many keys (slot stores grow, get an
+        // index, are copied without cleared keys). A reader that met freed memory
+        // would crash under the address sanitizer, or read a table of another node
+        // here; the sanitizer runs of CI run this test.
+        let leaf = DominoNode(label: "leaf")
+        let anchors = (0..<4).map { DominoNode(label: "anchor\($0)") }
+        for anchor in anchors.dropFirst() { anchor.mount(at: anchors[0]) }
+        let keys: [SlotKey] = [.of(Ping.self), .of(Pong.self)] + (0..<12).map { .name("e\($0)") }
+        let stop = StopFlag()
+        let wrongTables = Counter()
+        let walks = Counter()
+        let readers = 2
+        let finished = DispatchSemaphore(value: 0)
+        for _ in 0..<readers {
+            Thread.detachNewThread {
+                let stripe = ThreadState.current.pointee.stripe
+                var wrong = 0, count = 0
+                while !stop.isSet {
+                    let parity = graphLock.pinWithoutLock(stripe: stripe)
+                    Route.walkPublished(from: NodeLink(leaf)) { link in
+                        for key in keys {
+                            guard let table = link.withNode({ $0.publishedTable(for: key) }) else { continue }
+                            if table._withUnsafeGuaranteedRef({ $0.nodeID }) != ObjectIdentifier(Unmanaged<DominoNode>.fromOpaque(link.pointer).takeUnretainedValue()) {
+                                wrong += 1
+                            }
+                        }
+                    }
+                    graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    count += 1
+                }
+                wrongTables.add(wrong)
+                walks.add(count)
+                finished.signal()
+            }
+        }
+        var generator = SeededGenerator(seed: 28)
+        var subscriptions: [Subscription] = []
+        for round in 0..<1_500 {
+            // A short-lived parent with handlers, released at the end of the round.
+            let transient = DominoNode(label: "transient\(round)")
+            transient.subscribe(Ping.self, on: .postingThread) { _ in }
+            transient.mount(at: anchors[Int.random(in: 0..<anchors.count, using: &generator)])
+            leaf.mount(at: transient)
+            // Long-lived parents come and go.
+            let anchor = anchors[Int.random(in: 1..<anchors.count, using: &generator)]
+            if leaf.parents.contains(where: { $0 === anchor }) { leaf.unmount(from: anchor) } else { leaf.mount(at: anchor) }
+            // Keys come and go everywhere.
+            let node = [leaf, transient, anchors[0], anchors[1]][Int.random(in: 0..<4, using: &generator)]
+            let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
+            if let name = key.name {
+                subscriptions.append(node.subscribe(EventName(name), on: .postingThread) { _ in })
+            } else {
+                subscriptions.append(node.subscribe(Pong.self, on: .postingThread) { _ in })
+            }
+            if subscriptions.count > 20 || Bool.random(using: &generator) {
+                subscriptions.remove(at: Int.random(in: 0..<subscriptions.count, using: &generator)).cancel()
+            }
+        }
+        stop.set()
+        for _ in 0..<readers { finished.wait() }
+        for subscription in subscriptions { subscription.cancel() }
+        #expect(wrongTables.value == 0)
+        #expect(walks.value > 0)
+        #expect(reclaimUntil { graphLock.retiredInLimbo(MemoryKeeper.self) == 0 && graphLock.retiredInLimbo(SlotStore.self) == 0 && graphLock.retiredInLimbo(LinkStore.self) == 0 })
+    }
+}
+
+private final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
