@@ -17,20 +17,44 @@
 ///
 /// Every method is safe to call from any thread and from inside any handler.
 public final class DominoNode: @unchecked Sendable {
-    /// A name used by tracing, diagnostics and descriptions.
-    public let label: String?
-
-    // Guarded by `graphLock`, which already gives exclusive access to writers; the
-    // runtime's exclusivity checks would only cost every visit of a walk.
-    @exclusivity(unchecked) var parentLinks = NodeList()
-    @exclusivity(unchecked) var childLinks = NodeList()
+    // The words readers without a lock read (see Maintainers/ReadsWithoutALock.md):
+    // first, in this order, so that their addresses are fixed offsets from the
+    // node's stored properties (`parentLinks`, `childLinks`, `slots`). Never
+    // accessed by name after init: an access by name (a mutating call, `&`) is one
+    // the thread sanitizer sees as a plain write racing with those readers.
+    // Guarded by `graphLock`, which already gives exclusive access to writers.
+    @exclusivity(unchecked) private var parentList = NodeList()
+    @exclusivity(unchecked) private var childList = NodeList()
     /// Each key's handler table, with a filter that lets a walk pass a node
     /// without scanning, and an index once the node has many keys (see `SlotStore`).
-    @exclusivity(unchecked) var slots = NodeSlots()
+    @exclusivity(unchecked) private var slotList = NodeSlots()
+
+    /// A name used by tracing, diagnostics and descriptions.
+    public let label: String?
     @exclusivity(unchecked) var tracingFlag = false
     @exclusivity(unchecked) var deliveryOverride: DeliveryMode?
     /// Set for nodes of a ``DominoResponder``; constant, so readable without the lock.
     let responderLink: ResponderLink?
+
+    /// The nodes this node is mounted at (see `NodeList`).
+    @inline(__always)
+    var parentLinks: NodeListRef { NodeListRef(at: _getUnsafePointerToStoredProperties(self)) }
+
+    /// The nodes mounted at this node.
+    @inline(__always)
+    var childLinks: NodeListRef { NodeListRef(at: _getUnsafePointerToStoredProperties(self) + MemoryLayout<UInt>.stride) }
+
+    /// Each key's handler table (see `SlotStore`).
+    @inline(__always)
+    var slots: NodeSlotsRef { NodeSlotsRef(at: _getUnsafePointerToStoredProperties(self) + 2 * MemoryLayout<UInt>.stride) }
+
+    /// True when the three words above are where their accessors look (for tests).
+    var wordsAreWhereReadersLook: Bool {
+        let base = _getUnsafePointerToStoredProperties(self)
+        return withUnsafeMutablePointer(to: &parentList) { UnsafeMutableRawPointer($0) == base }
+            && withUnsafeMutablePointer(to: &childList) { UnsafeMutableRawPointer($0) == base + MemoryLayout<UInt>.stride }
+            && withUnsafeMutablePointer(to: &slotList) { UnsafeMutableRawPointer($0) == base + 2 * MemoryLayout<UInt>.stride }
+    }
 
     /// How many posts, requests and signal fires may nest on one thread (a handler
     /// posting, whose handler posts, ...). One beyond it is dropped and reported as
@@ -233,7 +257,9 @@ public final class DominoNode: @unchecked Sendable {
             let table = slots.table(for: key)?.takeUnretainedValue() ?? HandlerTable(of: self)
             let place = slots.install(table.adding(handler), for: key, &graveyard)
             guard let bound else { return [] }
-            return slots.withSlot(at: place) { $0.handlers(boundTo: bound, besides: handler) }
+            return slots.withBound(at: place) { table, index in
+                Slot.handlers(in: table, bound: &index, boundTo: bound, besides: handler)
+            }
         }
         if !earlier.isEmpty { reportDuplicate(handler, of: earlier, in: key) }
         return handler
@@ -248,8 +274,8 @@ public final class DominoNode: @unchecked Sendable {
         guard earlier.contains(where: { !$0.isOrphaned }) else {
             graphLock.withExclusive { _ in
                 guard let place = slots.place(of: key) else { return }
-                slots.withSlot(at: place) { slot in
-                    for stale in earlier { slot.replaceBound(stale, with: handler) }
+                slots.withBound(at: place) { _, index in
+                    for stale in earlier { Slot.replace(stale, with: handler, in: &index) }
                 }
             }
             return
@@ -267,7 +293,7 @@ public final class DominoNode: @unchecked Sendable {
         // No closure over `self` here: its retain and release, under the lock, could
         // be the last release of a node waiting in its deinit (see `NodeLink`).
         guard let place = slots.place(holding: handler) else { return }
-        if let bound = handler.boundObject { slots.withSlot(at: place) { $0.unindexBound(handler, boundTo: bound) } }
+        if let bound = handler.boundObject { slots.withBound(at: place) { _, index in Slot.unindex(handler, boundTo: bound, in: &index) } }
         // O(1): the table's storage marks the handler removed and stops owning it,
         // and the handler waits for the walks that may borrow it.
         let remaining = slots.table(at: place).removing(handler)
@@ -283,7 +309,7 @@ public final class DominoNode: @unchecked Sendable {
         if remaining.isEmpty {
             slots.clear(at: place, &graveyard)
         } else {
-            _ = slots.install(remaining, for: slots.withSlot(at: place) { $0.key }, &graveyard)
+            _ = slots.install(remaining, for: slots.key(at: place), &graveyard)
         }
     }
 
@@ -348,10 +374,14 @@ public final class DominoNode: @unchecked Sendable {
 /// `DominoNode.keepMemoryForReadersLocked`): the Swift runtime frees an object's
 /// memory only once its unowned references are gone too.
 final class MemoryKeeper {
+    /// Never read: what it is for is the unowned reference count it holds.
     unowned(safe) let node: DominoNode
+    /// The node's address, to tell keepers apart (tests).
+    let address: UnsafeMutableRawPointer
 
     init(_ node: borrowing DominoNode) {
         self.node = copy node
+        address = Unmanaged.passUnretained(copy node).toOpaque()
     }
 }
 

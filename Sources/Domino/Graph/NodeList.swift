@@ -63,7 +63,7 @@ struct NodeLink: Hashable {
 /// and a store the list stops using is retired with `Graveyard.retireShared`, never
 /// released while a reader pinned without a lock may still read it. Readers under a
 /// stripe read plainly (no writer runs then); readers without one use
-/// `published(_:)` and `Shape.forEachPublishedLink`.
+/// `NodeListRef.published` and `Shape.forEachPublishedLink`.
 struct NodeList: ~Copyable {
     /// 0 when empty; a node's address when the list holds that one link; else a
     /// `LinkStore`'s address plus 1, retained by the list. Objects are aligned to 16
@@ -74,7 +74,7 @@ struct NodeList: ~Copyable {
     init() {}
 
     deinit {
-        // Lists are emptied (their store retired) before their node goes; a list
+        // Lists are emptied (their store retired) before their owner goes; a list
         // that was never published (tests) releases its store here.
         if word & 1 != 0 { Self.unmanagedStore(word).release() }
     }
@@ -83,34 +83,13 @@ struct NodeList: ~Copyable {
         Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1).unsafelyUnwrapped)
     }
 
-    private static func word(owning store: LinkStore) -> UInt {
-        UInt(bitPattern: Unmanaged.passRetained(store).toOpaque()) | 1
-    }
-
-    /// Sets the word with a releasing store: a reader without a lock that loads it
-    /// sees the store (or link) it names complete. Exclusive lock held.
-    @inline(__always)
-    private mutating func publish(_ new: UInt) {
-        withUnsafeMutablePointer(to: &word) { AtomicWord.storeReleasing(UnsafeMutableRawPointer($0), new) }
-    }
-
-    /// Publishes `new` in place of the word, retiring the store the list owned (if
-    /// any) for readers without a lock that may still read it.
-    private mutating func replace(with new: UInt, _ graveyard: inout Graveyard) {
-        let previous = word
-        publish(new)
-        if previous & 1 != 0 { graveyard.retireShared(Self.unmanagedStore(previous).takeRetainedValue()) }
-    }
-
-    /// The single link, when the list holds exactly one.
-    @inline(__always)
-    private var only: NodeLink? { shape.only }
-
-    /// Runs `body` with the store lent, when the list has one.
-    @inline(__always)
-    private func withStore<R>(_ body: (LinkStore) throws -> R) rethrows -> R? {
-        guard word & 1 != 0 else { return nil }
-        return try Self.unmanagedStore(word)._withUnsafeGuaranteedRef(body)
+    /// Runs `body` with a reference to this list, for lists that only code holding
+    /// the lock touches (tests). A list that readers without a lock read is reached
+    /// through `NodeListRef(at:)` from its owner's address instead: passing it
+    /// `inout`, as this does, is an access to the whole word that the thread
+    /// sanitizer sees as a plain write racing with those readers.
+    mutating func withRef<R>(_ body: (NodeListRef) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointer(to: &word) { try body(NodeListRef(at: UnsafeMutableRawPointer($0))) }
     }
 
     /// The list's word, read once, for a walk up a chain: whether the list has
@@ -131,7 +110,7 @@ struct NodeList: ~Copyable {
 
         /// Calls `body` with each link in order, reading the store's bounds and links
         /// atomically: for a reader pinned without a lock (`GraphLock.pinWithoutLock`)
-        /// that loaded this shape with `NodeList.published(_:)`. A link cleared or
+        /// that loaded this shape with `NodeListRef.published`. A link cleared or
         /// appended meanwhile may or may not be seen; no link that stays is missed.
         @inline(__always)
         func forEachPublishedLink(_ body: (NodeLink) -> Void) {
@@ -140,16 +119,64 @@ struct NodeList: ~Copyable {
             NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef { $0.forEachPublished(body) }
         }
     }
+}
+
+/// A `NodeList` where it is stored (a node's, a responder link's), through which it is
+/// read and changed: a pointer, so that no access to the list is an `inout` one (see
+/// `NodeList.withRef`). Writers hold the exclusive lock; readers hold a stripe, or
+/// use `published` when pinned without a lock.
+struct NodeListRef {
+    /// The list's word.
+    let address: UnsafeMutableRawPointer
 
     @inline(__always)
-    var shape: Shape { Shape(word: word) }
-
-    /// The shape of the list at `list`, loaded atomically (acquiring): for readers
-    /// pinned without a lock, whose writers may be changing the list.
-    @inline(__always)
-    static func published(_ list: UnsafeMutablePointer<NodeList>) -> Shape {
-        Shape(word: AtomicWord.load(UnsafeMutableRawPointer(list)))
+    init(at address: UnsafeMutableRawPointer) {
+        self.address = address
     }
+
+    /// The word, read plainly: the caller holds the lock, so no writer runs, or is the
+    /// writer.
+    @inline(__always)
+    private var word: UInt { address.load(as: UInt.self) }
+
+    private static func word(owning store: LinkStore) -> UInt {
+        UInt(bitPattern: Unmanaged.passRetained(store).toOpaque()) | 1
+    }
+
+    /// Sets the word with a releasing store: a reader without a lock that loads it
+    /// sees the store (or link) it names complete. Exclusive lock held.
+    @inline(__always)
+    private func publish(_ new: UInt) {
+        AtomicWord.storeReleasing(address, new)
+    }
+
+    /// Publishes `new` in place of the word, retiring the store the list owned (if
+    /// any) for readers without a lock that may still read it.
+    private func replace(with new: UInt, _ graveyard: inout Graveyard) {
+        let previous = word
+        publish(new)
+        if previous & 1 != 0 { graveyard.retireShared(NodeList.unmanagedStore(previous).takeRetainedValue()) }
+    }
+
+    /// The single link, when the list holds exactly one.
+    @inline(__always)
+    private var only: NodeLink? { shape.only }
+
+    /// Runs `body` with the store lent, when the list has one.
+    @inline(__always)
+    private func withStore<R>(_ body: (LinkStore) throws -> R) rethrows -> R? {
+        let word = word
+        guard word & 1 != 0 else { return nil }
+        return try NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef(body)
+    }
+
+    @inline(__always)
+    var shape: NodeList.Shape { NodeList.Shape(word: word) }
+
+    /// The shape, loaded atomically (acquiring): for readers pinned without a lock,
+    /// whose writers may be changing the list.
+    @inline(__always)
+    var published: NodeList.Shape { NodeList.Shape(word: AtomicWord.load(address)) }
 
     var isEmpty: Bool { word == 0 }
     /// True when the list has two links or more.
@@ -165,7 +192,7 @@ struct NodeList: ~Copyable {
 
     /// Appends a link to `node`. Exclusive lock held; a store outgrown is retired to
     /// `graveyard`.
-    mutating func append(_ node: DominoNode, _ graveyard: inout Graveyard) {
+    func append(_ node: DominoNode, _ graveyard: inout Graveyard) {
         let link = NodeLink(node)
         if word == 0 {
             publish(UInt(bitPattern: link.pointer))
@@ -182,7 +209,7 @@ struct NodeList: ~Copyable {
     /// Removes the link to `node`; false when the list has none. Exclusive lock held;
     /// a store the list stops using is retired to `graveyard`.
     @discardableResult
-    mutating func remove(_ node: DominoNode, _ graveyard: inout Graveyard) -> Bool {
+    func remove(_ node: DominoNode, _ graveyard: inout Graveyard) -> Bool {
         let link = NodeLink(node)
         if word & 1 == 0 {
             guard word != 0, only == link else { return false }
@@ -204,7 +231,7 @@ struct NodeList: ~Copyable {
     }
 
     /// Empties the list. Exclusive lock held; its store is retired to `graveyard`.
-    mutating func removeAll(_ graveyard: inout Graveyard) {
+    func removeAll(_ graveyard: inout Graveyard) {
         replace(with: 0, &graveyard)
     }
 
@@ -279,25 +306,19 @@ struct NodeList: ~Copyable {
 /// writers' own.
 final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     struct Header {
-        /// `start` in the low 32 bits (places before it hold holes only), `end` in
-        /// the high 32 (places from it on are unused): one word, so that a reader
-        /// without a lock loads both at once. First, so that the header's address is
-        /// the word's.
-        var bounds: UInt
         // Int32, not Int: a store of two links takes 56 bytes, a 64-byte block (72
         // and 80 with Int). No list reaches 2^31 links (that many nodes would take
         // hundreds of gigabytes).
+        /// Places before it hold holes only. Written with releasing stores (a reader
+        /// without a lock loads it atomically, before `end`); first in the header.
+        var start: Int32
+        /// Places from it on are unused. Written with releasing stores, after the
+        /// link appended; second in the header.
+        var end: Int32
         var count: Int32
         var capacity: Int32
         /// The place of each link, once a list longer than `indexedCount` was searched.
         var positions: [NodeLink: Int]?
-
-        var start: Int { Int(bounds & 0xFFFF_FFFF) }
-        var end: Int { Int(bounds >> 32) }
-
-        static func bounds(start: Int, end: Int) -> UInt {
-            UInt(truncatingIfNeeded: start) | UInt(truncatingIfNeeded: end) << 32
-        }
     }
 
     /// Lists up to this long are scanned: a few pointer compares beat hashing.
@@ -309,16 +330,22 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// An empty store with room for at least `capacity` links.
     static func make(capacity: Int) -> LinkStore {
         let buffer = create(minimumCapacity: capacity) { buffer in
-            Header(bounds: 0, count: 0, capacity: Int32(clamping: buffer.capacity), positions: nil)
+            Header(start: 0, end: 0, count: 0, capacity: Int32(clamping: buffer.capacity), positions: nil)
         }
         return unsafeDowncast(buffer, to: LinkStore.self)
     }
 
-    /// Publishes new bounds with a releasing store: the links written before it are
-    /// seen by a reader that loads the bounds.
+    /// Publishes a new start with a releasing store.
     @inline(__always)
-    private static func publish(_ header: UnsafeMutablePointer<Header>, start: Int, end: Int) {
-        AtomicWord.storeReleasing(UnsafeMutableRawPointer(header), Header.bounds(start: start, end: end))
+    private static func publish(_ header: UnsafeMutablePointer<Header>, start: Int) {
+        AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header), UInt32(truncatingIfNeeded: start))
+    }
+
+    /// Publishes a new end with a releasing store: the links written before it are
+    /// seen by a reader that loads it.
+    @inline(__always)
+    private static func publish(_ header: UnsafeMutablePointer<Header>, end: Int) {
+        AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header) + MemoryLayout<Int32>.stride, UInt32(truncatingIfNeeded: end))
     }
 
     /// A store with the same links in order, without holes or index, with room for
@@ -331,7 +358,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
                 (places + end).initialize(to: link)
                 end += 1
             }
-            header.pointee.bounds = Header.bounds(start: 0, end: end)
+            header.pointee.end = Int32(end)
             header.pointee.count = Int32(end)
         }
         return copy
@@ -341,7 +368,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     func place(of link: NodeLink) -> Int? {
         withUnsafeMutablePointers { header, places in
             if header.pointee.positions == nil && !Self.index(header, places) {
-                for place in header.pointee.start..<header.pointee.end where places[place] == link {
+                for place in Int(header.pointee.start)..<Int(header.pointee.end) where places[place] == link {
                     return place
                 }
                 return nil
@@ -357,7 +384,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
         var positions: [NodeLink: Int] = [:]
         // As many as the store holds: appends then never resize the index.
         positions.reserveCapacity(Int(header.pointee.capacity))
-        for place in header.pointee.start..<header.pointee.end {
+        for place in Int(header.pointee.start)..<Int(header.pointee.end) {
             if let link = places[place] { positions[link] = place }
         }
         header.pointee.positions = positions
@@ -368,13 +395,13 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// this one is full.
     func append(_ link: NodeLink) -> LinkStore? {
         let appended: Bool = withUnsafeMutablePointers { header, places in
-            let end = header.pointee.end
+            let end = Int(header.pointee.end)
             guard end < Int(header.pointee.capacity) else { return false }
             // Past the published end: no reader looks here until the bounds say so.
             (places + end).initialize(to: link)
             header.pointee.count += 1
             if header.pointee.positions != nil { header.pointee.positions![link] = end }
-            Self.publish(header, start: header.pointee.start, end: end + 1)
+            Self.publish(header, end: end + 1)
             return true
         }
         if appended { return nil }
@@ -393,11 +420,11 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
             // Atomic: a reader without a lock may be reading the place.
             AtomicWord.storeReleasing(UnsafeMutableRawPointer(places + place), 0)
             // Holes at the front are skipped once here, not by every walk over the list.
-            var start = header.pointee.start
-            let end = header.pointee.end
+            var start = Int(header.pointee.start)
+            let end = Int(header.pointee.end)
             if place == start {
                 while start < end && places[start] == nil { start += 1 }
-                Self.publish(header, start: start, end: end)
+                Self.publish(header, start: start)
             }
         }
     }
@@ -406,7 +433,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// count too: removing from the front leaves them), else nil.
     func compactedIfHoley() -> LinkStore? {
         let (count, holes) = withUnsafeMutablePointerToHeader { header in
-            (Int(header.pointee.count), header.pointee.end - Int(header.pointee.count))
+            (Int(header.pointee.count), Int(header.pointee.end - header.pointee.count))
         }
         guard holes > count, holes > Self.indexedCount else { return nil }
         // Room to grow by half again before the next copy.
@@ -416,7 +443,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// The first link at or after `place`, and its place.
     func link(from place: Int) -> (NodeLink, Int)? {
         withUnsafeMutablePointers { header, places in
-            for place in max(place, header.pointee.start)..<header.pointee.end {
+            for place in max(place, Int(header.pointee.start))..<Int(header.pointee.end) {
                 if let link = places[place] { return (link, place) }
             }
             return nil
@@ -426,8 +453,8 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     @inline(__always)
     func forEach(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            var place = header.pointee.start
-            let end = header.pointee.end
+            var place = Int(header.pointee.start)
+            let end = Int(header.pointee.end)
             while place < end {
                 if let link = places[place] { body(link) }
                 place += 1
@@ -436,13 +463,13 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     }
 
     /// `forEach` for a reader without a lock: the bounds and every place are loaded
-    /// atomically (acquiring), so the reader sees each link it meets complete.
+    /// atomically (acquiring), so the reader sees each link it meets complete. The
+    /// start first: it never passes the end, so the range read is never inverted.
     @inline(__always)
     func forEachPublished(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            let bounds = AtomicWord.load(UnsafeMutableRawPointer(header))
-            var place = Int(bounds & 0xFFFF_FFFF)
-            let end = Int(bounds >> 32)
+            var place = Int(AtomicWord.load32(UnsafeMutableRawPointer(header)))
+            let end = Int(AtomicWord.load32(UnsafeMutableRawPointer(header) + MemoryLayout<Int32>.stride))
             while place < end {
                 let word = AtomicWord.load(UnsafeMutableRawPointer(places + place))
                 if let pointer = UnsafeMutableRawPointer(bitPattern: word) { body(NodeLink(pointer: pointer)) }
@@ -455,8 +482,8 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     @inline(__always)
     func forEachReversed(_ body: (NodeLink) -> Void) {
         withUnsafeMutablePointers { header, places in
-            let start = header.pointee.start
-            var place = header.pointee.end
+            let start = Int(header.pointee.start)
+            var place = Int(header.pointee.end)
             while place > start {
                 place -= 1
                 if let link = places[place] { body(link) }

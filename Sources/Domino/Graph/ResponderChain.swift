@@ -72,13 +72,18 @@ extension DominoResponder {
 /// A node's place in a responder chain. `host` and the constants are set once, at
 /// the node's creation; `successor` and `followers` are guarded by `graphLock`.
 final class ResponderLink: @unchecked Sendable {
+    /// The nodes whose successor is this node (responder-chain children): first, so
+    /// that `followers` finds it at the start of the stored properties (see
+    /// `NodeListRef`); read only under the lock.
+    @exclusivity(unchecked) private var followerList = NodeList()
     weak var host: (any DominoResponder)?
     let hostID: ObjectIdentifier
     let readsOnMainThreadOnly: Bool
     /// The node of the next responder that has one, as last resolved.
     @exclusivity(unchecked) var successor: NodeLink?
     /// The nodes whose successor is this node (responder-chain children).
-    @exclusivity(unchecked) var followers = NodeList()
+    @inline(__always)
+    var followers: NodeListRef { NodeListRef(at: _getUnsafePointerToStoredProperties(self)) }
     /// False once the node stops following its responder chain (see
     /// ``DominoNode/followsResponderChain``).
     @exclusivity(unchecked) var followsChain = true

@@ -277,7 +277,7 @@ extension DominoNode {
     /// `keepMemoryForReadersLocked`): empty then.
     @inline(__always)
     var publishedParents: NodeList.Shape {
-        withUnsafeMutablePointer(to: &parentLinks) { NodeList.published($0) }
+        parentLinks.published
     }
 
     /// This node's slot store as a reader pinned without a lock finds it, or nil when
@@ -285,7 +285,7 @@ extension DominoNode {
     /// `SlotStore.publishedTable(for:)`.
     @inline(__always)
     var publishedSlots: Unmanaged<SlotStore>? {
-        withUnsafeMutablePointer(to: &slots) { NodeSlots.published($0) }
+        slots.published
     }
 
     /// The table of `key` here, as a reader pinned without a lock finds it.

@@ -31,6 +31,20 @@ enum AtomicWord {
         atomic(word).load(ordering: .acquiring)
     }
 
+    /// An acquiring load of the 32-bit word at `word` (counts and filters that a
+    /// store header packs beside others; 32 bits on every platform, where a packed
+    /// pointer-sized word would lose half its bits on arm64_32).
+    @inline(__always)
+    static func load32(_ word: UnsafeMutableRawPointer) -> UInt32 {
+        UnsafeAtomic<UInt32>(at: word.assumingMemoryBound(to: UInt32.AtomicRepresentation.self)).load(ordering: .acquiring)
+    }
+
+    /// A releasing store of `value` into the 32-bit word at `word`.
+    @inline(__always)
+    static func storeReleasing32(_ word: UnsafeMutableRawPointer, _ value: UInt32) {
+        UnsafeAtomic<UInt32>(at: word.assumingMemoryBound(to: UInt32.AtomicRepresentation.self)).store(value, ordering: .releasing)
+    }
+
     /// A sequentially consistent load of the word at `word`: ordered with every
     /// other sequentially consistent operation (the two sides of a Dekker-style
     /// check, such as a pin taken without a lock, need it).

@@ -126,10 +126,10 @@ final class GraphLock: @unchecked Sendable {
 
     /// How many retired objects of type `T` wait in limbo (for tests). Takes the
     /// exclusive lock.
-    func retiredInLimbo<T: AnyObject>(_ type: T.Type) -> Int {
+    func retiredInLimbo<T: AnyObject>(_ type: T.Type, where isCounted: (T) -> Bool = { _ in true }) -> Int {
         lockExclusive()
         defer { unlockExclusive() }
-        return limbo.reduce(0) { $0 + $1.tables.count { $0 is T } }
+        return limbo.reduce(0) { $0 + $1.tables.count { ($0 as? T).map(isCounted) ?? false } }
     }
 
     /// The word counting the walks on `stripe` pinned in epochs of `parity` that are

@@ -302,16 +302,24 @@ struct Slot {
     @inline(__always)
     var table: HandlerTable { unmanagedTable.unsafelyUnwrapped.takeUnretainedValue() }
 
-    /// Takes over the index of bound handlers of `other`, the entry this one copies.
-    mutating func takeBound(from other: Slot) {
-        bound = other.bound
+    /// Where the `bound` index of the entry at `slot` is: writers change it through
+    /// this pointer, never by passing the whole entry `inout` (the thread sanitizer
+    /// would see that as a write of the table word, which readers without a lock load).
+    @inline(__always)
+    static func boundAddress(of slot: UnsafeMutablePointer<Slot>) -> UnsafeMutablePointer<[ObjectIdentifier: Subscription]?> {
+        (UnsafeMutableRawPointer(slot) + boundOffset).assumingMemoryBound(to: Optional<[ObjectIdentifier: Subscription]>.self)
     }
 
-    /// The active handlers bound to `object` other than `handler`, just added: the
-    /// earlier subscriptions of the same object, or of dead objects whose address
-    /// `object` reuses (the caller tells them apart outside the lock). Usually
-    /// none. Exclusive lock held.
-    mutating func handlers(boundTo object: ObjectIdentifier, besides handler: Subscription) -> [Subscription] {
+    private static let boundOffset = MemoryLayout<Slot>.offset(of: \Slot.bound)!
+
+    /// The active handlers bound to `object` other than `handler`, just added to
+    /// `table`, whose slot's index is `bound`: the earlier subscriptions of the same
+    /// object, or of dead objects whose address `object` reuses (the caller tells them
+    /// apart outside the lock). Usually none. Exclusive lock held.
+    static func handlers(
+        in table: HandlerTable, bound: inout [ObjectIdentifier: Subscription]?,
+        boundTo object: ObjectIdentifier, besides handler: Subscription
+    ) -> [Subscription] {
         if bound == nil {
             let list = table.list(of: handler.role)
             if list.count <= Self.scanLimit {
@@ -341,14 +349,15 @@ struct Slot {
         list.append(handler)
     }
 
-    /// Removes `handler` from the index, if the slot has one. Exclusive lock held.
-    mutating func unindexBound(_ handler: Subscription, boundTo object: ObjectIdentifier) {
+    /// Removes `handler` from the index `bound`, if the slot has one. Exclusive lock
+    /// held.
+    static func unindex(_ handler: Subscription, boundTo object: ObjectIdentifier, in bound: inout [ObjectIdentifier: Subscription]?) {
         if bound?[object] === handler { bound?[object] = nil }
     }
 
-    /// Indexes `handler` in place of `stale`, if the index holds it. Exclusive lock
-    /// held.
-    mutating func replaceBound(_ stale: Subscription, with handler: Subscription) {
+    /// Indexes `handler` in place of `stale` in `bound`, if the index holds it.
+    /// Exclusive lock held.
+    static func replace(_ stale: Subscription, with handler: Subscription, in bound: inout [ObjectIdentifier: Subscription]?) {
         guard let object = handler.boundObject, bound?[object] === stale, handler.home != nil else { return }
         bound?[object] = handler
     }

@@ -12,11 +12,12 @@
 /// reader that loaded a store may read every entry below the count it loaded until
 /// it unpins, and finds each key's table as some write left it.
 ///
-/// The count shares a word with the store's filter: the union of the
-/// `SlotKey.filterBit`s of its keys, which lets a walk pass a node without
-/// scanning. Bits are only added while a store is in use (a cleared key keeps its
-/// bit until the next copy), so the filter is a superset of the live keys, never
-/// a subset.
+/// Beside the count, the store's filter: the union of the `SlotKey.filterBit`s of
+/// its keys, which lets a walk pass a node without scanning. Bits are only added
+/// while a store is in use (a cleared key keeps its bit until the next copy), so the
+/// filter is a superset of the live keys, never a subset. A reader that sees a new
+/// bit before the entry it stands for finds no entry, and one that sees an entry
+/// before its bit passes the node, as a walk that started earlier would.
 ///
 /// Stores with more than `SlotStore.scanLimit` places also hold an index: an
 /// open-addressing table from key to place, filled in with atomic stores after the
@@ -27,23 +28,24 @@
 /// without one through `publishedTable(for:)`.
 final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     struct Header {
-        /// The published count in the low 32 bits, the filter in the high 32: first
-        /// in the header, so that the header's address is this word's.
-        var state: UInt
-        /// The index, or 0: a pointer to `indexSize` words, each 0 (empty) or a
-        /// place plus 1. Set before the store is published, never changed after.
-        var index: UInt
+        /// The entries readers may read, published with releasing stores: first in
+        /// the header, so that the header's address is its address. 32 bits, as the
+        /// filter beside it, on every platform.
+        var published: UInt32
+        /// The filter, published with releasing stores, at offset 4.
+        var filter: UInt32
         var capacity: Int32
         /// Entries whose table is not cleared.
         var live: Int32
+        /// The index, or 0: a pointer to `indexSize` words, each 0 (empty) or a
+        /// place plus 1. Set before the store is published, never changed after.
+        var index: UInt
 
-        var count: Int { Int(state & 0xFFFF_FFFF) }
-        var filter: UInt32 { UInt32(truncatingIfNeeded: state >> 32) }
-
-        static func state(count: Int, filter: UInt32) -> UInt {
-            UInt(truncatingIfNeeded: count) | UInt(filter) << 32
-        }
+        var count: Int { Int(published) }
     }
+
+    /// Where a header's filter is, from the header's address.
+    private static let filterOffset = MemoryLayout<UInt32>.stride
 
     /// Stores this small are scanned: a few key compares cost less than hashing one.
     static let scanLimit = 8
@@ -51,15 +53,16 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     /// An empty store with room for at least `capacity` slots.
     static func make(capacity: Int) -> SlotStore {
         let buffer = create(minimumCapacity: capacity) { buffer in
-            Header(state: 0, index: 0, capacity: Int32(clamping: buffer.capacity), live: 0)
+            Header(published: 0, filter: 0, capacity: Int32(clamping: buffer.capacity), live: 0, index: 0)
         }
         let store = unsafeDowncast(buffer, to: SlotStore.self)
-        let capacity = store.header.capacity
-        if capacity > scanLimit {
-            let size = indexSize(forCapacity: Int(capacity))
+        store.withUnsafeMutablePointerToHeader { header in
+            let capacity = Int(header.pointee.capacity)
+            guard capacity > scanLimit else { return }
+            let size = indexSize(forCapacity: capacity)
             let index = UnsafeMutablePointer<UInt>.allocate(capacity: size)
             index.initialize(repeating: 0, count: size)
-            store.header.index = UInt(bitPattern: index)
+            header.pointee.index = UInt(bitPattern: index)
         }
         return store
     }
@@ -83,9 +86,16 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         }
     }
 
-    var count: Int { header.count }
-    var live: Int { Int(header.live) }
-    var isFull: Bool { header.count == Int(header.capacity) }
+    // Through the header's pointer, not `header`: that accessor is a class
+    // property's, with the runtime's exclusivity checks on every access (measured:
+    // they cost a post 40 instructions per node passed).
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+    var live: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.live) } }
+    var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == Int($0.pointee.capacity) } }
+
+    /// The filter, read under the lock.
+    @inline(__always)
+    var filter: UInt32 { withUnsafeMutablePointerToHeader { $0.pointee.filter } }
 
     /// Where `key` would start its probe in an index of `size` places.
     @inline(__always)
@@ -120,9 +130,8 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     @inline(__always)
     func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
         withUnsafeMutablePointers { header, slots in
-            let state = AtomicWord.load(UnsafeMutableRawPointer(header))
-            if UInt32(truncatingIfNeeded: state >> 32) & key.filterBit == 0 { return nil }
-            let count = Int(state & 0xFFFF_FFFF)
+            if AtomicWord.load32(UnsafeMutableRawPointer(header) + Self.filterOffset) & key.filterBit == 0 { return nil }
+            let count = Int(AtomicWord.load32(UnsafeMutableRawPointer(header)))
             guard let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) else {
                 for place in 0..<count where slots[place].key == key {
                     return Self.publishedTable(at: place, slots)
@@ -146,10 +155,13 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         return UnsafeRawPointer(bitPattern: word).map { Unmanaged.fromOpaque($0) }
     }
 
-    /// Runs `body` with the entry at `place`, for a writer. Exclusive lock held.
+    /// Runs `body` with the table and the index of bound handlers of the entry at
+    /// `place` (not cleared), for a writer. Exclusive lock held.
     @inline(__always)
-    func withSlot<R>(at place: Int, _ body: (inout Slot) throws -> R) rethrows -> R {
-        try withUnsafeMutablePointerToElements { try body(&$0[place]) }
+    func withBound<R>(at place: Int, _ body: (HandlerTable, inout [ObjectIdentifier: Subscription]?) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointerToElements { slots in
+            try body(slots[place].table, &Slot.boundAddress(of: slots + place).pointee)
+        }
     }
 
     /// The entry at `place`, read under the lock.
@@ -176,7 +188,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         withUnsafeMutablePointers { header, slots in
             guard let previous = slots[place].unmanagedTable else { return nil }
             AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), 0)
-            slots[place].bound = nil
+            Slot.boundAddress(of: slots + place).pointee = nil
             header.pointee.live -= 1
             return previous.takeRetainedValue()
         }
@@ -190,9 +202,8 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
             precondition(place < Int(header.pointee.capacity), "SlotStore.append on a full store")
             (slots + place).initialize(to: Slot(key: key, table: table))
             header.pointee.live += 1
-            AtomicWord.storeReleasing(
-                UnsafeMutableRawPointer(header),
-                Header.state(count: place + 1, filter: header.pointee.filter | key.filterBit))
+            AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header), UInt32(place + 1))
+            AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header) + Self.filterOffset, header.pointee.filter | key.filterBit)
             if let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) {
                 let size = Self.indexSize(forCapacity: Int(header.pointee.capacity))
                 var probe = Self.probeStart(of: key, size: size)
@@ -208,7 +219,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         let copy = Self.make(capacity: max(capacity, live))
         forEachLive { slot in
             copy.append(slot.key, slot.table)
-            copy.withSlot(at: copy.count - 1) { $0.takeBound(from: slot) }
+            copy.withBound(at: copy.count - 1) { _, bound in bound = slot.bound }
         }
         return copy
     }
@@ -216,8 +227,9 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     /// True when cleared entries outnumber the live ones, and there are enough of
     /// them for a copy to be worth it.
     var isHoley: Bool {
-        let cleared = header.count - Int(header.live)
-        return cleared > Int(header.live) && cleared > Self.scanLimit
+        let (count, live) = withUnsafeMutablePointerToHeader { ($0.pointee.count, Int($0.pointee.live)) }
+        let cleared = count - live
+        return cleared > live && cleared > Self.scanLimit
     }
 
     /// Calls `body` with each entry whose table is not cleared, in order. Lock held.
@@ -245,18 +257,32 @@ extension SlotKey {
 /// `SlotStore`'s address, retained. Writers hold the exclusive lock and publish a
 /// new store with a releasing store of the word, retiring the old one with
 /// `Graveyard.retireShared`; readers under a stripe read plainly, readers pinned
-/// without a lock load the word with `published(_:)`. The list's only stored
-/// property, so a pointer to it is a pointer to the word.
+/// without a lock load the word atomically (`NodeSlotsRef.published`). Read and
+/// changed through `NodeSlotsRef`, never `inout` (see `NodeList.withRef`).
 struct NodeSlots: ~Copyable {
     private var word: UInt = 0
 
     init() {}
 
     deinit {
-        // A node empties its slots (retiring the store) in its deinit; this only
-        // runs for a store that was never shared.
+        // A node empties its slots (retiring the store) in its deinit.
         if word != 0 { Unmanaged<SlotStore>.fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped).release() }
     }
+}
+
+/// A node's `NodeSlots` where it is stored, through which it is read and changed.
+struct NodeSlotsRef {
+    /// The slots' word.
+    let address: UnsafeMutableRawPointer
+
+    @inline(__always)
+    init(at address: UnsafeMutableRawPointer) {
+        self.address = address
+    }
+
+    /// The word, read plainly (lock held).
+    @inline(__always)
+    private var word: UInt { address.load(as: UInt.self) }
 
     /// The store, lent. Lock held.
     @inline(__always)
@@ -266,12 +292,12 @@ struct NodeSlots: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func publish(_ new: UInt) {
-        withUnsafeMutablePointer(to: &word) { AtomicWord.storeReleasing(UnsafeMutableRawPointer($0), new) }
+    private func publish(_ new: UInt) {
+        AtomicWord.storeReleasing(address, new)
     }
 
     /// Publishes `store` (or none) in place of the current store, which is retired.
-    private mutating func replaceStore(with store: SlotStore?, _ graveyard: inout Graveyard) {
+    private func replaceStore(with store: SlotStore?, _ graveyard: inout Graveyard) {
         let previous = word
         publish(store.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0)
         if let pointer = UnsafeRawPointer(bitPattern: previous) {
@@ -284,17 +310,17 @@ struct NodeSlots: ~Copyable {
     @inline(__always)
     func table(for key: SlotKey) -> Unmanaged<HandlerTable>? {
         withStore { store -> Unmanaged<HandlerTable>? in
-            if store.header.filter & key.filterBit == 0 { return nil }
+            if store.filter & key.filterBit == 0 { return nil }
             guard let place = store.place(of: key) else { return nil }
             return store[place].unmanagedTable
         } ?? nil
     }
 
-    /// The store at `slots`, loaded atomically (acquiring), for a reader pinned
-    /// without a lock; it reads it with `SlotStore.publishedTable(for:)`.
+    /// The store, loaded atomically (acquiring), for a reader pinned without a
+    /// lock; it reads it with `SlotStore.publishedTable(for:)`.
     @inline(__always)
-    static func published(_ slots: UnsafeMutablePointer<NodeSlots>) -> Unmanaged<SlotStore>? {
-        UnsafeRawPointer(bitPattern: AtomicWord.load(UnsafeMutableRawPointer(slots))).map { Unmanaged.fromOpaque($0) }
+    var published: Unmanaged<SlotStore>? {
+        UnsafeRawPointer(bitPattern: AtomicWord.load(address)).map { Unmanaged.fromOpaque($0) }
     }
 
     /// The place of `key`'s entry (cleared or not), if the store has one. Lock held.
@@ -302,9 +328,15 @@ struct NodeSlots: ~Copyable {
         withStore { $0.place(of: key) } ?? nil
     }
 
-    /// Runs `body` with the entry at `place`. Exclusive lock held.
-    func withSlot<R>(at place: Int, _ body: (inout Slot) throws -> R) rethrows -> R {
-        try withStore { try $0.withSlot(at: place, body) }!
+    /// Runs `body` with the table and the index of bound handlers of the entry at
+    /// `place` (not cleared). Exclusive lock held.
+    func withBound<R>(at place: Int, _ body: (HandlerTable, inout [ObjectIdentifier: Subscription]?) throws -> R) rethrows -> R {
+        try withStore { try $0.withBound(at: place, body) }!
+    }
+
+    /// The key of the entry at `place`. Lock held.
+    func key(at place: Int) -> SlotKey {
+        withStore { $0[place].key }!
     }
 
     /// The table at `place`, which is not cleared. Lock held.
@@ -314,7 +346,7 @@ struct NodeSlots: ~Copyable {
 
     /// Installs `table` for `key`, in its entry if it has one (retiring the table it
     /// replaces), else in a new entry; returns the entry's place. Exclusive lock held.
-    mutating func install(_ table: HandlerTable, for key: SlotKey, _ graveyard: inout Graveyard) -> Int {
+    func install(_ table: HandlerTable, for key: SlotKey, _ graveyard: inout Graveyard) -> Int {
         if let place = place(of: key) {
             if let previous = withStore({ $0.install(table, at: place) }) ?? nil { graveyard.retire(previous) }
             return place
@@ -334,7 +366,7 @@ struct NodeSlots: ~Copyable {
     /// Clears the entry at `place`, retiring its table; when the node has no live
     /// entry left, or cleared ones outnumber live ones, publishes a smaller store (or
     /// none). Exclusive lock held.
-    mutating func clear(at place: Int, _ graveyard: inout Graveyard) {
+    func clear(at place: Int, _ graveyard: inout Graveyard) {
         guard let store = withStore({ $0 }) else { return }
         if let previous = store.clear(at: place) { graveyard.retire(previous) }
         if store.live == 0 {
@@ -346,7 +378,7 @@ struct NodeSlots: ~Copyable {
 
     /// Clears every entry, retiring each table, and publishes no store. Exclusive
     /// lock held.
-    mutating func removeAll(_ graveyard: inout Graveyard) {
+    func removeAll(_ graveyard: inout Graveyard) {
         guard let store = withStore({ $0 }) else { return }
         for place in 0..<store.count {
             if let table = store.clear(at: place) { graveyard.retire(table) }
