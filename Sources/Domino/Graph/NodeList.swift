@@ -399,7 +399,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
             guard end < Int(header.pointee.capacity) else { return false }
             // Past the published end: no reader looks here until the bounds say so.
             (places + end).initialize(to: link)
-            header.pointee.count += 1
+            header.pointee.count = header.pointee.count + 1
             if header.pointee.positions != nil { header.pointee.positions![link] = end }
             Self.publish(header, end: end + 1)
             return true
@@ -415,7 +415,7 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
     /// the place becomes a hole.
     func remove(at place: Int) {
         withUnsafeMutablePointers { header, places in
-            header.pointee.count -= 1
+            header.pointee.count = header.pointee.count - 1
             if header.pointee.positions != nil { header.pointee.positions![places[place]!] = nil }
             // Atomic: a reader without a lock may be reading the place.
             AtomicWord.storeReleasing(UnsafeMutableRawPointer(places + place), 0)

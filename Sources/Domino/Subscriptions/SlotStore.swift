@@ -177,7 +177,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         withUnsafeMutablePointers { header, slots in
             let previous = slots[place].unmanagedTable
             AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), UInt(bitPattern: Unmanaged.passRetained(table).toOpaque()))
-            if previous == nil { header.pointee.live += 1 }
+            if previous == nil { header.pointee.live = header.pointee.live + 1 }
             return previous?.takeRetainedValue()
         }
     }
@@ -189,7 +189,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
             guard let previous = slots[place].unmanagedTable else { return nil }
             AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), 0)
             Slot.boundAddress(of: slots + place).pointee = nil
-            header.pointee.live -= 1
+            header.pointee.live = header.pointee.live - 1
             return previous.takeRetainedValue()
         }
     }
@@ -201,7 +201,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
             let place = header.pointee.count
             precondition(place < Int(header.pointee.capacity), "SlotStore.append on a full store")
             (slots + place).initialize(to: Slot(key: key, table: table))
-            header.pointee.live += 1
+            header.pointee.live = header.pointee.live + 1
             AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header), UInt32(place + 1))
             AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header) + Self.filterOffset, header.pointee.filter | key.filterBit)
             if let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) {
@@ -307,13 +307,39 @@ struct NodeSlotsRef {
 
     /// The table of `key`, if the node has handlers for it: the filter first, then
     /// the entry. Lock held (a stripe or the exclusive lock).
+    ///
+    /// Only the two checks that pass most nodes are inlined (no slots; no key with
+    /// the key's filter bit): with the look-up inlined too, a walk's visit closure
+    /// grew past what the optimizer inlines, and a post paid a call per node passed
+    /// (measured: 1,352 instructions at depth 10 against 998).
     @inline(__always)
     func table(for key: SlotKey) -> Unmanaged<HandlerTable>? {
-        withStore { store -> Unmanaged<HandlerTable>? in
-            if store.filter & key.filterBit == 0 { return nil }
+        let word = word
+        guard let pointer = UnsafeRawPointer(bitPattern: word) else { return nil }
+        let store = Unmanaged<SlotStore>.fromOpaque(pointer)
+        let bit = key.filterBit
+        let typeBits = key.typeIdentityBits
+        // The filter, and the first entry when its key is the key's type (the common
+        // node: one event type), inline; the rest out of line.
+        let first: Unmanaged<HandlerTable>?? = store._withUnsafeGuaranteedRef { store in
+            store.withUnsafeMutablePointers { header, slots in
+                if header.pointee.filter & bit == 0 { return .some(nil) }
+                if typeBits >= 8 && header.pointee.published > 0 && slots[0].key.typeIdentityBits == typeBits {
+                    return .some(slots[0].unmanagedTable)
+                }
+                return nil
+            }
+        }
+        if let first { return first }
+        return Self.lookUp(key, in: store)
+    }
+
+    @inline(never)
+    private static func lookUp(_ key: SlotKey, in store: Unmanaged<SlotStore>) -> Unmanaged<HandlerTable>? {
+        store._withUnsafeGuaranteedRef { store in
             guard let place = store.place(of: key) else { return nil }
             return store[place].unmanagedTable
-        } ?? nil
+        }
     }
 
     /// The store, loaded atomically (acquiring), for a reader pinned without a
