@@ -37,10 +37,6 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         var capacity: Int32
         /// Entries whose table is not cleared.
         var live: Int32
-        /// The index, or 0: a pointer to `indexSize` words, each 0 (empty) or a
-        /// place plus 1. Set before the store is published, never changed after.
-        var index: UInt
-
         var count: Int { Int(published) }
     }
 
@@ -51,20 +47,36 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     static let scanLimit = 8
 
     /// An empty store with room for at least `capacity` slots.
+    ///
+    /// A store of more than `scanLimit` places keeps its index in the same
+    /// allocation, after its entries (a header field pointing at it would take a
+    /// store of one slot from a 80-byte block to a 96-byte one).
     static func make(capacity: Int) -> SlotStore {
-        let buffer = create(minimumCapacity: capacity) { buffer in
-            Header(published: 0, filter: 0, capacity: Int32(clamping: buffer.capacity), live: 0, index: 0)
+        guard capacity > scanLimit else {
+            let buffer = create(minimumCapacity: capacity) { buffer in
+                Header(published: 0, filter: 0, capacity: Int32(clamping: min(buffer.capacity, scanLimit)), live: 0)
+            }
+            return unsafeDowncast(buffer, to: SlotStore.self)
+        }
+        let size = indexSize(forCapacity: capacity)
+        let indexPlaces = (size * MemoryLayout<UInt>.stride + MemoryLayout<Slot>.stride - 1) / MemoryLayout<Slot>.stride
+        let buffer = create(minimumCapacity: capacity + indexPlaces) { _ in
+            Header(published: 0, filter: 0, capacity: Int32(clamping: capacity), live: 0)
         }
         let store = unsafeDowncast(buffer, to: SlotStore.self)
-        store.withUnsafeMutablePointerToHeader { header in
-            let capacity = Int(header.pointee.capacity)
-            guard capacity > scanLimit else { return }
-            let size = indexSize(forCapacity: capacity)
-            let index = UnsafeMutablePointer<UInt>.allocate(capacity: size)
-            index.initialize(repeating: 0, count: size)
-            header.pointee.index = UInt(bitPattern: index)
+        store.withUnsafeMutablePointers { header, slots in
+            _ = UnsafeMutableRawPointer(slots + capacity).initializeMemory(as: UInt.self, repeating: 0, count: size)
         }
         return store
+    }
+
+    /// The index of a store of more than `scanLimit` places: `indexSize` words after
+    /// the entries, each 0 (empty) or a place plus 1; nil for a smaller store.
+    @inline(__always)
+    private static func index(_ header: UnsafeMutablePointer<Header>, _ slots: UnsafeMutablePointer<Slot>) -> UnsafeMutablePointer<UInt>? {
+        let capacity = Int(header.pointee.capacity)
+        guard capacity > scanLimit else { return nil }
+        return UnsafeMutableRawPointer(slots + capacity).assumingMemoryBound(to: UInt.self)
     }
 
     /// A power of two at least twice `capacity`: the index is never more than half full.
@@ -80,9 +92,6 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
                 if let table = slots[place].unmanagedTable { table.release() }
             }
             slots.deinitialize(count: header.pointee.count)
-            if let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) {
-                index.deallocate()
-            }
         }
     }
 
@@ -108,7 +117,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     func place(of key: SlotKey) -> Int? {
         withUnsafeMutablePointers { header, slots in
             let count = header.pointee.count
-            guard let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) else {
+            guard let index = Self.index(header, slots) else {
                 for place in 0..<count where slots[place].key == key { return place }
                 return nil
             }
@@ -132,7 +141,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         withUnsafeMutablePointers { header, slots in
             if AtomicWord.load32(UnsafeMutableRawPointer(header) + Self.filterOffset) & key.filterBit == 0 { return nil }
             let count = Int(AtomicWord.load32(UnsafeMutableRawPointer(header)))
-            guard let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) else {
+            guard let index = Self.index(header, slots) else {
                 for place in 0..<count where slots[place].key == key {
                     return Self.publishedTable(at: place, slots)
                 }
@@ -204,7 +213,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
             header.pointee.live = header.pointee.live + 1
             AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header), UInt32(place + 1))
             AtomicWord.storeReleasing32(UnsafeMutableRawPointer(header) + Self.filterOffset, header.pointee.filter | key.filterBit)
-            if let index = UnsafeMutablePointer<UInt>(bitPattern: header.pointee.index) {
+            if let index = Self.index(header, slots) {
                 let size = Self.indexSize(forCapacity: Int(header.pointee.capacity))
                 var probe = Self.probeStart(of: key, size: size)
                 while index[probe] != 0 { probe = (probe + 1) & (size - 1) }
