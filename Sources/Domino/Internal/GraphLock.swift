@@ -17,8 +17,9 @@
 /// - A walk *pins* its stripe while it runs: one of two counts next to the
 ///   stripe's mutex, chosen by the parity of the current epoch; taken under the
 ///   stripe, given back atomically without it. (`pinWithoutLock` takes one without
-///   the stripe, for the lock-free reads that performance round 3 builds; what such
-///   readers may load is retired with `Graveyard.retireShared`.)
+///   the stripe, counted apart, for the lock-free reads that performance round 3
+///   builds; what such readers may load is retired with `Graveyard.retireShared`,
+///   and released at once when no such reader is pinned.)
 /// - A writer that replaces a table while any walk is pinned *retires* the old one
 ///   to a limbo, stamped with the current epoch, instead of releasing it.
 /// - The epoch advances (new walks then pin the other parity) once the other
@@ -438,9 +439,10 @@ struct Graveyard {
     }
 
     /// Takes an object that readers pinned without a lock may have loaded
-    /// (`GraphLock.pinWithoutLock`): released only once none can hold it, and never
-    /// early as young, because such a reader can load what was published after it
-    /// pinned. The caller has unlinked it (a releasing store) before.
+    /// (`GraphLock.pinWithoutLock`): released once none can hold it (at once when
+    /// none is pinned, whatever walks under a stripe run), and never early as young,
+    /// because such a reader can load what was published after it pinned. The caller
+    /// has unlinked it (a releasing store) before.
     mutating func retireShared(_ object: AnyObject) {
         retiredShared.append(object)
     }
