@@ -63,7 +63,7 @@ struct NodeLink: Hashable {
 /// and a store the list stops using is retired with `Graveyard.retireShared`, never
 /// released while a reader pinned without a lock may still read it. Readers under a
 /// stripe read plainly (no writer runs then); readers without one use
-/// `NodeListRef.published` and `Shape.forEachPublishedLink`.
+/// `NodeListRef.publishedShape` and `Shape.forEachPublishedLink`.
 struct NodeList: ~Copyable {
     /// 0 when empty; a node's address when the list holds that one link; else a
     /// `LinkStore`'s address plus 1, retained by the list. Objects are aligned to 16
@@ -110,7 +110,7 @@ struct NodeList: ~Copyable {
 
         /// Calls `body` with each link in order, reading the store's bounds and links
         /// atomically: for a reader pinned without a lock (`GraphLock.pinWithoutLock`)
-        /// that loaded this shape with `NodeListRef.published`. A link cleared or
+        /// that loaded this shape with `NodeListRef.publishedShape`. A link cleared or
         /// appended meanwhile may or may not be seen; no link that stays is missed.
         @inline(__always)
         func forEachPublishedLink(_ body: (NodeLink) -> Void) {
@@ -124,20 +124,18 @@ struct NodeList: ~Copyable {
 /// A `NodeList` where it is stored (a node's, a responder link's), through which it is
 /// read and changed: a pointer, so that no access to the list is an `inout` one (see
 /// `NodeList.withRef`). Writers hold the exclusive lock; readers hold a stripe, or
-/// use `published` when pinned without a lock.
+/// use `publishedShape` when pinned without a lock.
 struct NodeListRef {
-    /// The list's word.
-    let address: UnsafeMutableRawPointer
+    private let published: PublishedWord
 
     @inline(__always)
     init(at address: UnsafeMutableRawPointer) {
-        self.address = address
+        published = PublishedWord(at: address)
     }
 
-    /// The word, read plainly: the caller holds the lock, so no writer runs, or is the
-    /// writer.
+    /// The word, read plainly (lock held).
     @inline(__always)
-    private var word: UInt { address.load(as: UInt.self) }
+    private var word: UInt { published.plain }
 
     private static func word(owning store: LinkStore) -> UInt {
         UInt(bitPattern: Unmanaged.passRetained(store).toOpaque()) | 1
@@ -147,7 +145,7 @@ struct NodeListRef {
     /// sees the store (or link) it names complete. Exclusive lock held.
     @inline(__always)
     private func publish(_ new: UInt) {
-        AtomicWord.storeReleasing(address, new)
+        published.publish(new)
     }
 
     /// Publishes `new` in place of the word, retiring the store the list owned (if
@@ -176,7 +174,7 @@ struct NodeListRef {
     /// The shape, loaded atomically (acquiring): for readers pinned without a lock,
     /// whose writers may be changing the list.
     @inline(__always)
-    var published: NodeList.Shape { NodeList.Shape(word: AtomicWord.load(address)) }
+    var publishedShape: NodeList.Shape { NodeList.Shape(word: published.acquired) }
 
     var isEmpty: Bool { word == 0 }
     /// True when the list has two links or more.

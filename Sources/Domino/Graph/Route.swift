@@ -277,7 +277,7 @@ extension DominoNode {
     /// `keepMemoryForReadersLocked`): empty then.
     @inline(__always)
     var publishedParents: NodeList.Shape {
-        parentLinks.published
+        parentLinks.publishedShape
     }
 
     /// This node's slot store as a reader pinned without a lock finds it, or nil when

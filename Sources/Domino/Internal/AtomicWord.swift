@@ -104,3 +104,31 @@ enum AtomicWord {
         atomic(word).loadThenBitwiseAnd(with: ~bits, ordering: .sequentiallyConsistent)
     }
 }
+
+/// A word that writers publish for readers without a lock: writers hold the
+/// exclusive lock and change it with releasing stores; readers under a stripe (and
+/// the writer) read it plainly, readers pinned without a lock with an acquiring
+/// load. What a `NodeListRef` and a `NodeSlotsRef` point at.
+struct PublishedWord {
+    let address: UnsafeMutableRawPointer
+
+    @inline(__always)
+    init(at address: UnsafeMutableRawPointer) {
+        self.address = address
+    }
+
+    /// The word, read plainly: the caller holds the lock, so no writer runs, or is
+    /// the writer.
+    @inline(__always)
+    var plain: UInt { address.load(as: UInt.self) }
+
+    /// The word, loaded atomically (acquiring), for a reader pinned without a lock.
+    @inline(__always)
+    var acquired: UInt { AtomicWord.load(address) }
+
+    /// Sets the word with a releasing store. Exclusive lock held.
+    @inline(__always)
+    func publish(_ new: UInt) {
+        AtomicWord.storeReleasing(address, new)
+    }
+}

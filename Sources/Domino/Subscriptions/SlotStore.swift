@@ -281,17 +281,16 @@ struct NodeSlots: ~Copyable {
 
 /// A node's `NodeSlots` where it is stored, through which it is read and changed.
 struct NodeSlotsRef {
-    /// The slots' word.
-    let address: UnsafeMutableRawPointer
+    private let slotsWord: PublishedWord
 
     @inline(__always)
     init(at address: UnsafeMutableRawPointer) {
-        self.address = address
+        slotsWord = PublishedWord(at: address)
     }
 
     /// The word, read plainly (lock held).
     @inline(__always)
-    private var word: UInt { address.load(as: UInt.self) }
+    private var word: UInt { slotsWord.plain }
 
     /// The store, lent. Lock held.
     @inline(__always)
@@ -302,7 +301,7 @@ struct NodeSlotsRef {
 
     @inline(__always)
     private func publish(_ new: UInt) {
-        AtomicWord.storeReleasing(address, new)
+        slotsWord.publish(new)
     }
 
     /// Publishes `store` (or none) in place of the current store, which is retired.
@@ -355,7 +354,7 @@ struct NodeSlotsRef {
     /// lock; it reads it with `SlotStore.publishedTable(for:)`.
     @inline(__always)
     var published: Unmanaged<SlotStore>? {
-        UnsafeRawPointer(bitPattern: AtomicWord.load(address)).map { Unmanaged.fromOpaque($0) }
+        UnsafeRawPointer(bitPattern: slotsWord.acquired).map { Unmanaged.fromOpaque($0) }
     }
 
     /// The place of `key`'s entry (cleared or not), if the store has one. Lock held.
