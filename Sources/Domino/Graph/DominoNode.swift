@@ -273,7 +273,8 @@ public final class DominoNode: @unchecked Sendable {
     private func reportDuplicate(_ handler: Subscription, of earlier: [Subscription], in key: SlotKey) {
         guard earlier.contains(where: { !$0.isOrphaned }) else {
             graphLock.withExclusive { _ in
-                guard let place = slots.place(of: key) else { return }
+                // The slot may have lost its handlers since (its entry stays, cleared).
+                guard let place = slots.place(of: key), slots.table(for: key) != nil else { return }
                 slots.withBound(at: place) { _, index in
                     for stale in earlier { Slot.replace(stale, with: handler, in: &index) }
                 }

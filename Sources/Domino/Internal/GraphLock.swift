@@ -177,7 +177,10 @@ final class GraphLock: @unchecked Sendable {
     /// the other). On x86 the pin's locked add is a full fence already; the fence is
     /// for the weaker models (ARM64), where the pin's store could otherwise be
     /// ordered after the reader's first loads. Hold it only while reading: no user
-    /// code may run under it (a blocked reader holds every retirement back).
+    /// code may run under it (a blocked reader holds every retirement back), and
+    /// never while holding a stripe (`unpinWithoutLock` may take the exclusive lock
+    /// to reclaim). While such a reader runs, writers retire no table or handler as
+    /// young, so handler tables are safe for it to read too.
     ///
     /// - Returns: The parity to give `unpinWithoutLock`.
     @inline(__always)
@@ -235,7 +238,12 @@ final class GraphLock: @unchecked Sendable {
     /// tables and handlers they collected.
     var lockFreeReadersPinnedLocked: Bool {
         AtomicWord.fence()
-        return (0..<Self.stripeCount).contains { stripe in
+        return lockFreeReadersPinned
+    }
+
+    /// `lockFreeReadersPinnedLocked` for a caller that has just made the fence.
+    private var lockFreeReadersPinned: Bool {
+        (0..<Self.stripeCount).contains { stripe in
             (0...1).contains { AtomicWord.loadSequentiallyConsistent(lockFreePins(stripe, parity: $0)) != 0 }
         }
     }
@@ -273,29 +281,30 @@ final class GraphLock: @unchecked Sendable {
     /// them, or back to the graveyard to be released after unlocking. Exclusive lock
     /// held.
     private func admitRetired(_ graveyard: inout Graveyard) {
-        let (tables, handlers, retiredShared) = graveyard.takeRetired()
+        let (tables, handlers, shared) = graveyard.takeRetired()
         var released: [AnyObject] = []
-        // Only readers pinned without a lock can meet what was retired shared (walks
-        // pinned under a stripe read it only while they hold the stripe): with none
-        // running, it is released at once, so a handler that blocks inside a walk
-        // holds none of it back. The check fences first: a reader pinned without a
-        // lock either is seen or sees the unlinking.
-        var shared = retiredShared
-        if !shared.isEmpty && !lockFreeReadersPinnedLocked {
-            released = shared
-            shared = []
-        }
+        // What unlinked the retired objects comes before the pins are read: a reader
+        // pinned without a lock either is seen below or sees the unlinking.
+        AtomicWord.fence()
         if drained(parity: 0) && drained(parity: 1) {
-            released += tables + handlers + shared
-        } else if tables.isEmpty && handlers.isEmpty && shared.isEmpty {
-            // Nothing waits.
+            released = tables + handlers + shared
         } else {
-            var young: [AnyObject] = [], old: [AnyObject] = shared
+            // Only readers pinned without a lock can meet what was retired shared
+            // (walks pinned under a stripe read it only while they hold the stripe):
+            // with none running, it is released at once, so a handler that blocks
+            // inside a walk holds none of it back. And no table or handler is young
+            // while such a reader runs: it may have loaded one published after it
+            // pinned (the young rule's hole for lock-free readers; see
+            // Maintainers/ReadsWithoutALock.md). Nothing in the library pins without
+            // a lock yet, so walks keep the young rule.
+            let lockFreeReaders = lockFreeReadersPinned
+            var young: [AnyObject] = [], old: [AnyObject] = []
+            if lockFreeReaders { old = shared } else { released = shared }
             for table in tables {
-                if table.publishedEpoch == epoch { young.append(table) } else { old.append(table) }
+                if table.publishedEpoch == epoch && !lockFreeReaders { young.append(table) } else { old.append(table) }
             }
             for handler in handlers {
-                if handler.publishedEpoch == UInt32(truncatingIfNeeded: epoch) { young.append(handler) } else { old.append(handler) }
+                if handler.publishedEpoch == UInt32(truncatingIfNeeded: epoch) && !lockFreeReaders { young.append(handler) } else { old.append(handler) }
             }
             for (batch, isYoung) in [(old, false), (young, true)] where !batch.isEmpty {
                 if let index = limbo.lastIndex(where: { $0.epoch == epoch && $0.young == isYoung }) {
@@ -304,9 +313,11 @@ final class GraphLock: @unchecked Sendable {
                     limbo.append((batch, epoch, isYoung))
                 }
             }
-            // The flag before the pins are read again (see `unpin`).
-            setLimboFlag(true)
-            advanceLocked(releasing: &released)
+            if !old.isEmpty || !young.isEmpty {
+                // The flag before the pins are read again (see `unpin`).
+                setLimboFlag(true)
+                advanceLocked(releasing: &released)
+            }
         }
         for table in released { graveyard.add(table) }
     }

@@ -132,10 +132,11 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         }
     }
 
-    /// The table of `key` as a reader without a lock finds it, or nil: the state,
-    /// index cells and table word are loaded atomically (acquiring). The caller is
-    /// pinned (`GraphLock.pinWithoutLock`) and loaded this store from its node with
-    /// `DominoNode.publishedSlots`.
+    /// The table of `key` as a reader without a lock finds it, or nil: the count,
+    /// filter, index cells and table word are loaded atomically (acquiring). The
+    /// caller is pinned (`GraphLock.pinWithoutLock`) and loaded this store from its
+    /// node with `DominoNode.publishedSlots`. The table stays allocated until it
+    /// unpins (while such a reader runs, no table is retired as young).
     @inline(__always)
     func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
         withUnsafeMutablePointers { header, slots in
@@ -257,7 +258,10 @@ extension SlotKey {
     @inline(__always)
     var spreadHash: Int {
         let bits = typeIdentityBits
-        if bits >= 8 { return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 29) }
+        // Fibonacci hashing, the middle bits of the product; a 32-bit word (arm64_32)
+        // takes the constant's low half and a shift that leaves it as many bits.
+        let multiplier = UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
+        if bits >= 8 { return Int(truncatingIfNeeded: (bits &* multiplier) >> (UInt.bitWidth == 64 ? 29 : 13)) }
         return hashValue
     }
 }
