@@ -141,22 +141,6 @@ struct MovingErrorWalkTests {
         #expect(await eventuallyOnMainActor { decided.count == 50 })
         #expect(decided == Array(0..<50))
     }
-
-    @MainActor @Test func unhandledErrorOfAMovedWalkIsReportedWhereTheWalkEnds() async {
-        let nodes = makeChain(2, prefix: "moved-unhandled")
-        nodes[0].receive(NetworkError.self) { _ in .notHandled }
-        let bottom = nodes[0]
-        // The walk ends on the main queue, outside any capture: the global handler
-        // hears it. Other tests' diagnostics are told apart by the node's label.
-        let codes = Log<Diagnostic.Code>()
-        Diagnostics.setHandler { diagnostic in
-            if diagnostic.message.contains("moved-unhandled0") { codes.append(diagnostic.code) }
-        }
-        defer { Diagnostics.resetHandler() }
-        _ = onAnotherThread { bottom.report(NetworkError(message: "x")) }
-        #expect(await eventuallyOnMainActor { codes.count == 1 })
-        #expect(codes.entries == [.unhandledError])
-    }
 }
 
 // MARK: - Protocol posts to every target
@@ -486,5 +470,26 @@ struct MovedWalkStressTests {
         #expect(twice == 0, "handlers reached twice by one walk")
         #expect(afterCancel == 0, "walks that started after a cancel returned reached the handler")
         #expect(ledger.reached.values.reduce(0) { $0 + $1.count } > 1_000, "the run moved walks to handlers")
+    }
+}
+
+/// The global diagnostics handler is shared: a test that installs it joins the
+/// suite whose other tests replace it, which runs one test at a time (run beside
+/// them, another test's reset dropped this one's diagnostic in a CI run).
+extension LockReleaseTests {
+    @MainActor @Test func unhandledErrorOfAMovedWalkIsReportedWhereTheWalkEnds() async {
+        let nodes = makeChain(2, prefix: "moved-unhandled")
+        nodes[0].receive(NetworkError.self) { _ in .notHandled }
+        let bottom = nodes[0]
+        // The walk ends on the main queue, outside any capture: the global handler
+        // hears it. Other tests' diagnostics are told apart by the node's label.
+        let codes = Log<Diagnostic.Code>()
+        Diagnostics.setHandler { diagnostic in
+            if diagnostic.message.contains("moved-unhandled0") { codes.append(diagnostic.code) }
+        }
+        defer { Diagnostics.resetHandler() }
+        _ = onAnotherThread { bottom.report(NetworkError(message: "x")) }
+        #expect(await eventuallyOnMainActor { codes.count == 1 })
+        #expect(codes.entries == [.unhandledError])
     }
 }
