@@ -85,6 +85,12 @@ struct LockFreeReadTests {
         #expect(DominoNode(label: "plain").wordsAreWhereReadersLook)
     }
 
+    @MainActor @Test func aResponderNodesFollowerListSitsWhereItsAccessorLooksForIt() throws {
+        let view = SimView("view")
+        let link = try #require(view.dominoNode.responderLink)
+        #expect(link.followersAreWhereReadersLook)
+    }
+
     @Test func aNodeDeinitializedUnderALockFreeReaderStaysReadableAndEmptyUntilTheReaderUnpins() {
         let child = DominoNode(label: "child")
         var parent: DominoNode? = DominoNode(label: "parent")

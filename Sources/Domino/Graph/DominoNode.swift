@@ -38,19 +38,22 @@ public final class DominoNode: @unchecked Sendable {
 
     /// The nodes this node is mounted at (see `NodeList`).
     @inline(__always)
-    var parentLinks: NodeListRef { NodeListRef(at: _getUnsafePointerToStoredProperties(self)) }
+    var parentLinks: NodeListRef { NodeListRef(at: firstStoredProperty(of: self)) }
 
     /// The nodes mounted at this node.
     @inline(__always)
-    var childLinks: NodeListRef { NodeListRef(at: _getUnsafePointerToStoredProperties(self) + MemoryLayout<UInt>.stride) }
+    var childLinks: NodeListRef { NodeListRef(at: firstStoredProperty(of: self) + MemoryLayout<UInt>.stride) }
 
     /// Each key's handler table (see `SlotStore`).
     @inline(__always)
-    var slots: NodeSlotsRef { NodeSlotsRef(at: _getUnsafePointerToStoredProperties(self) + 2 * MemoryLayout<UInt>.stride) }
+    var slots: NodeSlotsRef { NodeSlotsRef(at: firstStoredProperty(of: self) + 2 * MemoryLayout<UInt>.stride) }
 
-    /// True when the three words above are where their accessors look (for tests).
+    /// True when the three words above are where their accessors look (for tests):
+    /// `firstStoredProperty(of:)` agrees with the standard library's
+    /// `_getUnsafePointerToStoredProperties`, and the words are first, in order.
     var wordsAreWhereReadersLook: Bool {
-        let base = _getUnsafePointerToStoredProperties(self)
+        let base = firstStoredProperty(of: self)
+        guard base == _getUnsafePointerToStoredProperties(self) else { return false }
         return withUnsafeMutablePointer(to: &parentList) { UnsafeMutableRawPointer($0) == base }
             && withUnsafeMutablePointer(to: &childList) { UnsafeMutableRawPointer($0) == base + MemoryLayout<UInt>.stride }
             && withUnsafeMutablePointer(to: &slotList) { UnsafeMutableRawPointer($0) == base + 2 * MemoryLayout<UInt>.stride }

@@ -83,7 +83,7 @@ final class ResponderLink: @unchecked Sendable {
     @exclusivity(unchecked) var successor: NodeLink?
     /// The nodes whose successor is this node (responder-chain children).
     @inline(__always)
-    var followers: NodeListRef { NodeListRef(at: _getUnsafePointerToStoredProperties(self)) }
+    var followers: NodeListRef { NodeListRef(at: firstStoredProperty(of: self)) }
     /// False once the node stops following its responder chain (see
     /// ``DominoNode/followsResponderChain``).
     @exclusivity(unchecked) var followsChain = true
@@ -108,6 +108,13 @@ final class ResponderLink: @unchecked Sendable {
     /// ever read, and said so (``Diagnostic/Code/responderChainUnread``, once per
     /// node). Written under the exclusive lock.
     @exclusivity(unchecked) var reportedUnread = false
+
+    /// True when `followerList` is where `followers` looks (for tests).
+    var followersAreWhereReadersLook: Bool {
+        let base = firstStoredProperty(of: self)
+        return base == _getUnsafePointerToStoredProperties(self)
+            && withUnsafeMutablePointer(to: &followerList) { UnsafeMutableRawPointer($0) == base }
+    }
 
     init(host: any DominoResponder) {
         self.host = host

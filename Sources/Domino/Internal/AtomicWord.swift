@@ -105,6 +105,20 @@ enum AtomicWord {
     }
 }
 
+/// The address of an object's first stored property, found without retaining the
+/// object. A Swift object starts with a header of two words (its metadata pointer
+/// and its inline reference counts, two pointers long on every platform), and its
+/// stored properties follow, at pointer alignment.
+///
+/// Not `_getUnsafePointerToStoredProperties`: its `AnyObject` parameter is retained
+/// and released around the call in debug builds, and under the graph lock, reached
+/// through an unretained node, that release can be the node's last: its deinit then
+/// runs on the thread that holds the lock and waits for it.
+@inline(__always)
+func firstStoredProperty<Object: AnyObject>(of object: Object) -> UnsafeMutableRawPointer {
+    UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + 2 * MemoryLayout<UnsafeRawPointer>.stride
+}
+
 /// A word that writers publish for readers without a lock: writers hold the
 /// exclusive lock and change it with releasing stores; readers under a stripe (and
 /// the writer) read it plainly, readers pinned without a lock with an acquiring
