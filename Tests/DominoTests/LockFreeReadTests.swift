@@ -182,17 +182,28 @@ struct LockFreeReadTests {
                 var wrong = 0, count = 0
                 while !stop.isSet {
                     let parity = graphLock.pinWithoutLock(stripe: stripe)
+                    var found: [(link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)] = []
                     Route.walkPublished(from: NodeLink(leaf)) { link in
                         for key in keys {
                             guard let table = link.withNode({ $0.publishedTable(for: key) }) else { continue }
-                            // Compared as addresses: a reader without a lock never
-                            // retains a node (one may be in its deinit).
-                            if UInt(bitPattern: table._withUnsafeGuaranteedRef({ $0.nodeID })) != UInt(bitPattern: link.pointer) {
-                                wrong += 1
-                            }
+                            found.append((link, key, table))
                         }
                     }
+                    // As a walk does: tables are read only under a delivery pin,
+                    // and only those still published once it is taken.
+                    let delivery = graphLock.pinForDelivery(stripe: stripe)
+                    let current = found.filter { entry in
+                        entry.link.withNode { $0.publishedTable(for: entry.key) }?.toOpaque() == entry.table.toOpaque()
+                    }
                     graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    for entry in current {
+                        // Compared as addresses: a reader without a lock never
+                        // retains a node (one may be in its deinit).
+                        if UInt(bitPattern: entry.table._withUnsafeGuaranteedRef({ $0.nodeID })) != UInt(bitPattern: entry.link.pointer) {
+                            wrong += 1
+                        }
+                    }
+                    graphLock.unpin(stripe: stripe, parity: delivery)
                     count += 1
                 }
                 wrongTables.add(wrong)

@@ -374,10 +374,19 @@ enum GraphSettings {
     /// Recomputes `traceAll`. Exclusive lock held.
     static func refreshTraceAll() {
         traceAll = traceAllNodes || traceScopes > 0
+        refreshWalkGate()
     }
 
     /// Recomputes `defaultDelivery`. Exclusive lock held.
     static func refreshDefaultDelivery() {
         defaultDelivery = deliveryScopes > 0 ? DeliveryMode.scopedDefaultMarker : processDefaultDelivery
+        refreshWalkGate()
+    }
+
+    /// Recomputes `graphLock.walkGate` from the settings that only walks under a
+    /// stripe handle. Exclusive lock held; called by each writer of one of them.
+    static func refreshWalkGate() {
+        let walksNeedTheStripe = traceAll || groupsExist || capturesExist || Route.graphMayHaveCycles
+        graphLock.setWalkGate(walksNeedTheStripe ? 0 : Stage.Mode.code(of: defaultDelivery))
     }
 }

@@ -33,7 +33,10 @@ extension DominoNode {
         every group: Group.Type,
         _ decide: @escaping @Sendable (Group) -> Interception
     ) -> Subscription {
-        graphLock.withExclusive { _ in GraphSettings.groupsExist = true }
+        graphLock.withExclusive { _ in
+            GraphSettings.groupsExist = true
+            GraphSettings.refreshWalkGate()
+        }
         return add(GroupInterceptorOf<Group>(body: decide), for: .group)
     }
 

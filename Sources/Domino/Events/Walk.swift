@@ -35,6 +35,28 @@ struct Stage {
         case background
         case postingThread
         case boxed(Unmanaged<DeliveryBox>)
+
+        /// The code that published words (`walkGate`, a node's mode word) give a
+        /// mode without a queue: 1 to 3; 0 for a mode with a queue, which walks
+        /// without a lock leave to walks under a stripe.
+        static func code(of mode: DeliveryMode) -> UInt {
+            switch mode {
+            case .mainThread: return 1
+            case .background: return 2
+            case .postingThread: return 3
+            default: return 0
+            }
+        }
+
+        /// The mode of a code from 1 to 3.
+        @inline(__always)
+        init(code: UInt) {
+            switch code {
+            case 1: self = .mainThread
+            case 2: self = .background
+            default: self = .postingThread
+            }
+        }
     }
 
     init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool, position: Int) {
@@ -258,6 +280,14 @@ struct Plan: ~Copyable {
         pinned = -1
     }
 
+    /// Takes over the delivery pin of a walk collected without a lock
+    /// (`GraphLock.pinForDelivery`), given back as the stripe's pin is.
+    @inline(__always)
+    mutating func adoptPin(stripe: Int, parity: Int) {
+        pinned = stripe
+        pinnedParity = parity
+    }
+
     /// Makes a table for this walk only and keeps it alive as long as the plan.
     mutating func ownTable(for node: DominoNode) -> HandlerTable {
         let table = HandlerTable(of: node)
@@ -328,6 +358,12 @@ extension DominoNode {
     func collect(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
+        let readParity = graphLock.pinWithoutLock(stripe: stripe)
+        let collected = collectPublished(key, into: &plan, thread: thread)
+        graphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        if collected { return }
+        plan = Plan()
+        plan.writes = thread.pointee.writes
         graphLock.lockShared(stripe: stripe)
         if ResponderRegistry.exist {
             graphLock.unlockShared(stripe: stripe)
@@ -337,6 +373,67 @@ extension DominoNode {
         collectLocked(key, into: &plan)
         plan.pinIfBorrowing(stripe)
         graphLock.unlockShared(stripe: stripe)
+    }
+
+    /// `collect` without a lock (performance round 3; see
+    /// Maintainers/ReadsWithoutALock.md): true when the route is a chain of plain
+    /// nodes and nothing that only walks under a stripe handle is in use
+    /// (`GraphLock.walkGate`), and `plan` then holds the stages with a delivery pin;
+    /// false when the walk must take its stripe instead (`plan` is then to be
+    /// thrown away). The caller is pinned without a lock.
+    ///
+    /// The route is read between two equal, even loads of `GraphLock.linkSequence`
+    /// (checked at each level too, so that links of different times never make a
+    /// loop): it is the route of one moment. Tables are not read at all under the
+    /// read pin, only their addresses: once the stages are collected, the walk takes
+    /// its delivery pin and loads each stage's table word again; a table still
+    /// published then is safe for as long as the delivery pin holds, as for a walk
+    /// pinned under its stripe.
+    @inline(__always)
+    func collectPublished(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        let gate = graphLock.walkGate
+        let sequenceWord = graphLock.linkSequenceAddress
+        let sequence = AtomicWord.load(sequenceWord)
+        guard gate != 0, sequence & 1 == 0 else { return false }
+        let traceAll = publishedMode & 1 != 0
+        plan.originTraced = traceAll
+        var link = NodeLink(self)
+        var firstNode = link
+        // Counted here, not in the plan, which the loop would store at every level.
+        var visited = 0
+        while true {
+            // The node's mode word is read only where it has a stage (a mode with a
+            // queue or tracing matters only there).
+            let found = link.withNode { node -> (parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32)? in
+                let parents = node.publishedParents
+                if parents.isMultiple || node.responderLink != nil { return nil }
+                guard let table = node.publishedTable(for: key) else { return (parents, nil, 0) }
+                let mode = node.publishedMode
+                return mode >> 1 == 4 ? nil : (parents, table, mode)
+            }
+            guard let found else { return false }
+            visited += 1
+            if let table = found.table {
+                let code = found.mode >> 1
+                plan.stages.append(Stage(
+                    handlers: table, mode: Stage.Mode(code: code == 0 ? gate : UInt(code)),
+                    traced: traceAll || found.mode & 1 != 0, position: visited
+                ))
+                if plan.stages.count == 1 { firstNode = link } else { thread.pointee.stageNodes.set(link, at: plan.stages.count - 2) }
+            }
+            if AtomicWord.load(sequenceWord) != sequence { return false }
+            guard let next = found.parents.only else { break }
+            link = next
+        }
+        plan.nodesVisited = visited
+        guard plan.stages.count > 0 else { return true }
+        plan.adoptPin(stripe: thread.pointee.stripe, parity: graphLock.pinForDelivery(stripe: thread.pointee.stripe))
+        for index in 0..<plan.stages.count {
+            let node = index == 0 ? firstNode : thread.pointee.stageNodes[index - 1]
+            let table = node.withNode { $0.publishedTable(for: key) }
+            if table?.toOpaque() != plan.stages[index].handlers.toOpaque() { return false }
+        }
+        return true
     }
 
     /// `collect` once responder nodes exist: the responder chains met on the route are

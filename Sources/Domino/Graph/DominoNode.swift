@@ -28,6 +28,9 @@ public final class DominoNode: @unchecked Sendable {
     /// Each key's handler table, with a filter that lets a walk pass a node
     /// without scanning, and an index once the node has many keys (see `SlotStore`).
     @exclusivity(unchecked) private var slotList = NodeSlots()
+    /// `tracingFlag` and `deliveryOverride` as a walk without a lock reads them (see
+    /// `publishedMode`): fourth, 32 bits, so the node is no bigger.
+    @exclusivity(unchecked) private var modeBits: UInt32 = 0
 
     /// A name used by tracing, diagnostics and descriptions.
     public let label: String?
@@ -48,7 +51,29 @@ public final class DominoNode: @unchecked Sendable {
     @inline(__always)
     var slots: NodeSlotsRef { NodeSlotsRef(at: firstStoredProperty(of: self) + 2 * MemoryLayout<UInt>.stride) }
 
-    /// True when the three words above are where their accessors look (for tests):
+    /// Where `modeBits` is.
+    @inline(__always)
+    private var modeWord: UnsafeMutableRawPointer { firstStoredProperty(of: self) + 3 * MemoryLayout<UInt>.stride }
+
+    /// The node's tracing and delivery mode for a walk without a lock: bit 0 is
+    /// `tracingFlag`; the rest is 0 without a mode, else the mode's
+    /// `Stage.Mode.code(of:)`, or 4 for a mode with a queue (which such walks leave
+    /// to walks under a stripe). An acquiring load.
+    @inline(__always)
+    var publishedMode: UInt32 { AtomicWord.load32(modeWord) }
+
+    /// Publishes `tracingFlag` and `deliveryOverride` for walks without a lock.
+    /// Exclusive lock held.
+    private func publishModeLocked() {
+        var mode: UInt32 = 0
+        if let deliveryOverride {
+            let code = Stage.Mode.code(of: deliveryOverride)
+            mode = code == 0 ? 4 : UInt32(code)
+        }
+        AtomicWord.storeReleasing32(modeWord, mode << 1 | (tracingFlag ? 1 : 0))
+    }
+
+    /// True when the four words above are where their accessors look (for tests):
     /// `firstStoredProperty(of:)` agrees with the standard library's
     /// `_getUnsafePointerToStoredProperties`, and the words are first, in order.
     var wordsAreWhereReadersLook: Bool {
@@ -57,6 +82,7 @@ public final class DominoNode: @unchecked Sendable {
         return withUnsafeMutablePointer(to: &parentList) { UnsafeMutableRawPointer($0) == base }
             && withUnsafeMutablePointer(to: &childList) { UnsafeMutableRawPointer($0) == base + MemoryLayout<UInt>.stride }
             && withUnsafeMutablePointer(to: &slotList) { UnsafeMutableRawPointer($0) == base + 2 * MemoryLayout<UInt>.stride }
+            && withUnsafeMutablePointer(to: &modeBits) { UnsafeMutableRawPointer($0) == base + 3 * MemoryLayout<UInt>.stride }
     }
 
     /// How many posts, requests and signal fires may nest on one thread (a handler
@@ -101,7 +127,7 @@ public final class DominoNode: @unchecked Sendable {
         graphLock.withExclusive { graveyard in
             if let responderLink { unregisterLocked(responder: responderLink, &graveyard) }
             unmountFromAllLocked(&graveyard)
-            childLinks.forEach { $0.parentLinks.remove(self, &graveyard) }
+            graphLock.changingLinks { childLinks.forEach { $0.parentLinks.remove(self, &graveyard) } }
             childLinks.removeAll(&graveyard)
             removeAllSlotsLocked(&graveyard)
             keepMemoryForReadersLocked(&graveyard)
@@ -129,7 +155,12 @@ public final class DominoNode: @unchecked Sendable {
     /// ```
     public var isTracing: Bool {
         get { graphLock.withShared { tracingFlag } }
-        set { graphLock.withExclusive { _ in tracingFlag = newValue } }
+        set {
+            graphLock.withExclusive { _ in
+                tracingFlag = newValue
+                publishModeLocked()
+            }
+        }
     }
 
     /// The delivery mode of this node's subscriptions that name none; nil (the
@@ -141,7 +172,10 @@ public final class DominoNode: @unchecked Sendable {
             // The old mode leaves the lock before it is released: its queue's
             // deinit may call back into Domino (a deadlock under the lock).
             let previous = graphLock.withExclusive { _ -> DeliveryMode? in
-                defer { deliveryOverride = newValue }
+                defer {
+                    deliveryOverride = newValue
+                    publishModeLocked()
+                }
                 return deliveryOverride
             }
             withExtendedLifetime(previous) {}
@@ -174,9 +208,12 @@ public final class DominoNode: @unchecked Sendable {
             if Route.wouldCloseCycle(mounting: self, at: parent) {
                 closedCycle = true
                 Route.graphMayHaveCycles = true
+                GraphSettings.refreshWalkGate()
             }
-            parentLinks.append(parent, &graveyard)
-            parent.childLinks.append(self, &graveyard)
+            graphLock.changingLinks {
+                parentLinks.append(parent, &graveyard)
+                parent.childLinks.append(self, &graveyard)
+            }
             // Routes from here now lead through `parent`'s, which refreshes below may
             // not have read (see RouteReading).
             ResponderRegistry.generation &+= 1
@@ -194,9 +231,11 @@ public final class DominoNode: @unchecked Sendable {
     /// Unmounting from a node that is not a parent is reported and changes nothing.
     public func unmount(from parent: DominoNode) {
         let removed: Bool = graphLock.withExclusive { graveyard in
-            guard parentLinks.remove(parent, &graveyard) else { return false }
-            parent.childLinks.remove(self, &graveyard)
-            return true
+            graphLock.changingLinks {
+                guard parentLinks.remove(parent, &graveyard) else { return false }
+                parent.childLinks.remove(self, &graveyard)
+                return true
+            }
         }
         if !removed {
             Diagnostics.emit(.notMounted, "\(self) is not mounted at \(parent); nothing was unmounted. Unmount it from one of its parents (see `parents`).")
@@ -210,8 +249,10 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Exclusive lock held.
     private func unmountFromAllLocked(_ graveyard: inout Graveyard) {
-        parentLinks.forEach { $0.childLinks.remove(self, &graveyard) }
-        parentLinks.removeAll(&graveyard)
+        graphLock.changingLinks {
+            parentLinks.forEach { $0.childLinks.remove(self, &graveyard) }
+            parentLinks.removeAll(&graveyard)
+        }
     }
 
     /// The nodes this node is mounted at, in mount order.
@@ -254,7 +295,10 @@ public final class DominoNode: @unchecked Sendable {
         handler.delivery?.prepare()
         let bound = handler.boundObject
         let earlier: [Subscription] = graphLock.withExclusive { graveyard in
-            if key.phase == .capture { GraphSettings.capturesExist = true }
+            if key.phase == .capture && !GraphSettings.capturesExist {
+                GraphSettings.capturesExist = true
+                GraphSettings.refreshWalkGate()
+            }
             handler.home = NodeLink(self)
             handler.publishedEpoch = UInt32(truncatingIfNeeded: graphLock.currentEpoch)
             let table = slots.table(for: key)?.takeUnretainedValue() ?? HandlerTable(of: self)

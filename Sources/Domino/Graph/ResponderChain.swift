@@ -579,6 +579,7 @@ extension DominoNode {
             if Route.wouldCloseCycle(mounting: self, at: successor) {
                 closedCycle = true
                 Route.graphMayHaveCycles = true
+                GraphSettings.refreshWalkGate()
             }
             link.successor = NodeLink(successor)
             successorLink.followers.append(self, &graveyard)

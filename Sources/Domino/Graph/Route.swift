@@ -291,8 +291,7 @@ extension DominoNode {
     /// The table of `key` here, as a reader pinned without a lock finds it.
     @inline(__always)
     func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
-        guard let store = publishedSlots else { return nil }
-        return store._withUnsafeGuaranteedRef { $0.publishedTable(for: key) }
+        slots.publishedTable(for: key)
     }
 }
 

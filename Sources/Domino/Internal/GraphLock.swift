@@ -57,6 +57,10 @@ final class GraphLock: @unchecked Sendable {
     }
     /// Where the epoch lives: on the limbo flag's line region, a cache line of its own.
     private var epochWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + 64 }
+    /// Where `walkGate` lives: beside the epoch, which the same walks load.
+    private var walkGateWord: UnsafeMutableRawPointer { epochWord + MemoryLayout<UInt>.stride }
+    /// Where `linkSequence` lives: beside the epoch.
+    private var linkSequenceWord: UnsafeMutableRawPointer { epochWord + 2 * MemoryLayout<UInt>.stride }
     /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
@@ -79,6 +83,8 @@ final class GraphLock: @unchecked Sendable {
         }
         (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
         epochWord.initializeMemory(as: Int.self, to: 0)
+        walkGateWord.initializeMemory(as: UInt.self, to: Stage.Mode.code(of: .postingThread))
+        linkSequenceWord.initializeMemory(as: UInt.self, to: 0)
         for stripe in 0..<Self.stripeCount { waiters(stripe).initializeMemory(as: Int.self, to: 0) }
     }
 
@@ -179,8 +185,10 @@ final class GraphLock: @unchecked Sendable {
     /// ordered after the reader's first loads. Hold it only while reading: no user
     /// code may run under it (a blocked reader holds every retirement back), and
     /// never while holding a stripe (`unpinWithoutLock` may take the exclusive lock
-    /// to reclaim). While such a reader runs, writers retire no table or handler as
-    /// young, so handler tables are safe for it to read too.
+    /// to reclaim). It reads no handler table or handler under this pin alone: a
+    /// writer may retire one published after the pin as young, released once the
+    /// epoch it was published in drains, which this pin is not counted in. It takes
+    /// `pinForDelivery` and loads the table's word again first.
     ///
     /// - Returns: The parity to give `unpinWithoutLock`.
     @inline(__always)
@@ -193,6 +201,63 @@ final class GraphLock: @unchecked Sendable {
             if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
             unpinWithoutLock(stripe: stripe, parity: parity)
         }
+    }
+
+    /// Marks a walk on `stripe` as borrowing tables, as `pin(stripe:)` does, without
+    /// taking the stripe: the delivery pin of a walk collected without a lock (see
+    /// `DominoNode.collectPublished`). Dekker-style, as `pinWithoutLock`: counted in
+    /// the parity of the epoch read, a full fence, the epoch read again. The caller
+    /// then loads again each table word it collected: a table still published after
+    /// the fence is one that a writer retires only after it sees this pin, so the
+    /// walk may use it as a walk pinned under its stripe would. Give it back with
+    /// `unpin(stripe:parity:)`.
+    @inline(__always)
+    func pinForDelivery(stripe: Int) -> Int {
+        while true {
+            let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
+            let parity = Int(seen & 1)
+            _ = AtomicWord.add(pins(stripe, parity: parity), 1)
+            AtomicWord.fence()
+            if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
+            unpin(stripe: stripe, parity: parity)
+        }
+    }
+
+    /// Whether walks may collect without a lock, and the default delivery mode they
+    /// then use: 0 while anything that only walks under a stripe handle is in use
+    /// (tracing of all nodes, group interceptors, capture handlers, a cycle, a
+    /// default mode with a queue), else the default mode's code
+    /// (`Stage.Mode.code(of:)`). Loaded atomically; see `GraphSettings.refreshWalkGate`.
+    @inline(__always)
+    var walkGate: UInt { AtomicWord.load(walkGateWord) }
+
+    /// Sets `walkGate`. Exclusive lock held.
+    func setWalkGate(_ value: UInt) {
+        AtomicWord.storeReleasing(walkGateWord, value)
+    }
+
+    /// A sequence lock over the links that walks up read: even while no write
+    /// changes them, odd while one does (`changingLinks`). A walk without a lock
+    /// loads it before it reads a link and after, and takes its stripe instead when
+    /// the two differ or the first is odd: so the route it collected is one that
+    /// existed at one time (no node visited twice, no loop through links of
+    /// different times), however writers remount meanwhile.
+    @inline(__always)
+    var linkSequence: UInt { AtomicWord.load(linkSequenceWord) }
+
+    /// Where `linkSequence` is, for a walk that loads it at every level.
+    @inline(__always)
+    var linkSequenceAddress: UnsafeMutableRawPointer { linkSequenceWord }
+
+    /// Runs `body`, which changes parent links, with the link sequence odd.
+    /// Exclusive lock held. The odd value is stored before the links change (their
+    /// releasing stores come after it), the even one after.
+    @inline(__always)
+    func changingLinks<R>(_ body: () throws -> R) rethrows -> R {
+        let sequence = linkSequenceWord.load(as: UInt.self)
+        AtomicWord.store(linkSequenceWord, sequence &+ 1)
+        defer { AtomicWord.storeReleasing(linkSequenceWord, sequence &+ 2) }
+        return try body()
     }
 
     /// Ends a reader's `pinWithoutLock`; releases the retired objects this makes
@@ -292,19 +357,18 @@ final class GraphLock: @unchecked Sendable {
             // Only readers pinned without a lock can meet what was retired shared
             // (walks pinned under a stripe read it only while they hold the stripe):
             // with none running, it is released at once, so a handler that blocks
-            // inside a walk holds none of it back. And no table or handler is young
-            // while such a reader runs: it may have loaded one published after it
-            // pinned (the young rule's hole for lock-free readers; see
-            // Maintainers/ReadsWithoutALock.md). Nothing in the library pins without
-            // a lock yet, so walks keep the young rule.
-            let lockFreeReaders = lockFreeReadersPinned
+            // inside a walk holds none of it back. Tables and handlers keep the
+            // young rule: a reader pinned without a lock may load a table's address
+            // published after it pinned, but reads the table only under a delivery
+            // pin taken after it, once it has seen the table still published (see
+            // `pinForDelivery` and Maintainers/ReadsWithoutALock.md).
             var young: [AnyObject] = [], old: [AnyObject] = []
-            if lockFreeReaders { old = shared } else { released = shared }
+            if lockFreeReadersPinned { old = shared } else { released = shared }
             for table in tables {
-                if table.publishedEpoch == epoch && !lockFreeReaders { young.append(table) } else { old.append(table) }
+                if table.publishedEpoch == epoch { young.append(table) } else { old.append(table) }
             }
             for handler in handlers {
-                if handler.publishedEpoch == UInt32(truncatingIfNeeded: epoch) && !lockFreeReaders { young.append(handler) } else { old.append(handler) }
+                if handler.publishedEpoch == UInt32(truncatingIfNeeded: epoch) { young.append(handler) } else { old.append(handler) }
             }
             for (batch, isYoung) in [(old, false), (young, true)] where !batch.isEmpty {
                 if let index = limbo.lastIndex(where: { $0.epoch == epoch && $0.young == isYoung }) {

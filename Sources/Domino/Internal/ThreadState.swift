@@ -23,6 +23,11 @@ struct ThreadState {
     /// resolve a node's successor: what tests count to show that a refresh or a post
     /// reads each link once rather than the whole chain again.
     var responderReads: Int = 0
+    /// The nodes of the stages after the first that a walk without a lock
+    /// collected (see `DominoNode.collectPublished`): kept between walks, so that
+    /// it allocates nothing in steady state. Only used between a collection and its
+    /// check, where no user code runs.
+    var stageNodes = StageNodes()
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
@@ -65,6 +70,7 @@ struct ThreadState {
 
     private static let slot = ThreadLocalSlot { pointer in
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
+        state.pointee.stageNodes.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -90,5 +96,41 @@ struct ThreadState {
         state.initialize(to: ThreadState(stripe: stripe, isMainThread: Thread.isMainThread, nesting: 0))
         slot.set(UnsafeMutableRawPointer(state))
         return state
+    }
+}
+
+/// Plain memory for the nodes of a walk's stages, grown by doubling and never
+/// shrunk (a node pointer per stage of the longest walk the thread has made).
+struct StageNodes {
+    private var base: UnsafeMutablePointer<NodeLink>?
+    private var capacity = 0
+
+    /// Stores `link` at `index`, growing the memory when `index` is past it.
+    @inline(__always)
+    mutating func set(_ link: NodeLink, at index: Int) {
+        if index >= capacity { grow(past: index) }
+        base.unsafelyUnwrapped[index] = link
+    }
+
+    @inline(__always)
+    subscript(index: Int) -> NodeLink { base.unsafelyUnwrapped[index] }
+
+    @inline(never)
+    private mutating func grow(past index: Int) {
+        let grown = Swift.max(8, capacity * 2, index + 1)
+        let new = UnsafeMutablePointer<NodeLink>.allocate(capacity: grown)
+        if let base {
+            new.moveInitialize(from: base, count: capacity)
+            base.deallocate()
+        }
+        base = new
+        capacity = grown
+    }
+
+    /// Frees the memory (the thread is ending).
+    mutating func deallocate() {
+        base?.deallocate()
+        base = nil
+        capacity = 0
     }
 }

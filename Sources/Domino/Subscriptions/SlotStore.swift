@@ -41,7 +41,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     }
 
     /// Where a header's filter is, from the header's address.
-    private static let filterOffset = MemoryLayout<UInt32>.stride
+    fileprivate static let filterOffset = MemoryLayout<UInt32>.stride
 
     /// Stores this small are scanned: a few key compares cost less than hashing one.
     static let scanLimit = 8
@@ -160,7 +160,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     }
 
     @inline(__always)
-    private static func publishedTable(at place: Int, _ slots: UnsafeMutablePointer<Slot>) -> Unmanaged<HandlerTable>? {
+    fileprivate static func publishedTable(at place: Int, _ slots: UnsafeMutablePointer<Slot>) -> Unmanaged<HandlerTable>? {
         let word = AtomicWord.load(Slot.tableAddress(of: slots + place))
         return UnsafeRawPointer(bitPattern: word).map { Unmanaged.fromOpaque($0) }
     }
@@ -352,6 +352,34 @@ struct NodeSlotsRef {
             guard let place = store.place(of: key) else { return nil }
             return store[place].unmanagedTable
         }
+    }
+
+    /// The table of `key` as a reader pinned without a lock finds it (see
+    /// `SlotStore.publishedTable(for:)`), with the same two checks inlined as
+    /// `table(for:)`: the filter, and the first entry when its key is the key's type.
+    @inline(__always)
+    func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
+        guard let store = published else { return nil }
+        let bit = key.filterBit
+        let typeBits = key.typeIdentityBits
+        let first: Unmanaged<HandlerTable>?? = store._withUnsafeGuaranteedRef { store in
+            store.withUnsafeMutablePointers { header, slots in
+                let raw = UnsafeMutableRawPointer(header)
+                if AtomicWord.load32(raw + SlotStore.filterOffset) & bit == 0 { return .some(nil) }
+                // An entry is complete before the count that covers it is published.
+                if typeBits >= 8 && AtomicWord.load32(raw) > 0 && slots[0].key.typeIdentityBits == typeBits {
+                    return .some(SlotStore.publishedTable(at: 0, slots))
+                }
+                return nil
+            }
+        }
+        if let first { return first }
+        return Self.lookUpPublished(key, in: store)
+    }
+
+    @inline(never)
+    private static func lookUpPublished(_ key: SlotKey, in store: Unmanaged<SlotStore>) -> Unmanaged<HandlerTable>? {
+        store._withUnsafeGuaranteedRef { $0.publishedTable(for: key) }
     }
 
     /// The store, loaded atomically (acquiring), for a reader pinned without a

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// Posts that collect without a lock (performance round 3, step 5 part (d); see
+/// Maintainers/ReadsWithoutALock.md).
+///
+/// Walks collect without their stripe only while nothing that walks under a stripe
+/// handle has ever been used in the process (a cycle, a group interceptor, a
+/// capture handler: sticky flags, see `GraphLock.walkGate`), so these tests run in a
+/// process of their own, where no other test set one: CI runs them with
+/// `DOMINO_LOCK_FREE_POSTS=1 swift test --filter LockFreePostTests` (and under the
+/// thread and address sanitizers). In the whole suite's run they are skipped.
+@Suite(
+    "Posts without a lock",
+    .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["DOMINO_LOCK_FREE_POSTS"] == "1")
+)
+struct LockFreePostTests {
+    @Test func aPostAlongAChainOfPlainNodesIsDeliveredWhileAWriterHoldsTheLock() throws {
+        try #require(graphLock.walkGate != 0, "this process used a cycle, a group or a capture handler: walks take their stripe")
+        let root = DominoNode(label: "root")
+        let middle = DominoNode(label: "middle")
+        let leaf = DominoNode(label: "leaf")
+        middle.mount(at: root)
+        leaf.mount(at: middle)
+        let heard = Counter()
+        root.subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        leaf.subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        // Nothing waits in limbo, so that the post's unpin has nothing to reclaim
+        // (reclaiming takes the lock).
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let locked = DispatchSemaphore(value: 0)
+        let posted = DispatchSemaphore(value: 0)
+        let releasedByTimeout = Counter()
+        Thread.detachNewThread {
+            graphLock.lockExclusive()
+            locked.signal()
+            // A guard against a hang when the post does wait: the writer lets go
+            // after a minute, and the test then fails below.
+            if posted.wait(timeout: .now() + 60) == .timedOut { releasedByTimeout.increment() }
+            graphLock.unlockExclusive()
+            locked.signal()
+        }
+        locked.wait()
+        let result = leaf.post(Ping(value: 1))
+        posted.signal()
+        locked.wait()
+        #expect(releasedByTimeout.value == 0, "the post waited for the writer that held the lock")
+        #expect(result.deliveries == 2)
+        #expect(result.nodesVisited == 3)
+        #expect(heard.value == 2)
+    }
+
+    @Test func postsRacingRemountsResubscriptionsAndNodeReleasesReachEachNodeAtMostOncePerPost() throws {
+        try #require(graphLock.walkGate != 0, "this process used a cycle, a group or a capture handler: walks take their stripe")
+        let root = DominoNode(label: "root")
+        let left = DominoNode(label: "left")
+        let right = DominoNode(label: "right")
+        let leaf = DominoNode(label: "leaf")
+        left.mount(at: root)
+        right.mount(at: root)
+        leaf.mount(at: left)
+        let log = DeliveryLog()
+        for (index, node) in [leaf, left, right, root].enumerated() {
+            node.subscribe(Ping.self, on: .postingThread) { ping in log.record(post: ping.value, node: index) }
+        }
+        let readers = 2
+        let postsPerReader = 20_000
+        let done = Counter()
+        let writersEnded = DispatchSemaphore(value: 0)
+        // The writers run on threads of their own (a concurrentPerform on two cores
+        // might run them before the readers, and they loop until the readers end).
+        Thread.detachNewThread {
+            // Moves the leaf between its two parents: for a moment it has both, or none.
+            var flip = false
+            while done.value < readers {
+                if flip {
+                    leaf.mount(at: left)
+                    leaf.unmount(from: right)
+                } else {
+                    leaf.unmount(from: left)
+                    leaf.mount(at: right)
+                }
+                flip.toggle()
+            }
+            writersEnded.signal()
+        }
+        Thread.detachNewThread {
+            // Replaces tables everywhere on the route and releases nodes that a walk
+            // may be passing: a short-lived parent of the root, and short-lived
+            // children of the leaf.
+            while done.value < readers {
+                let extra = [leaf, left, right, root].map { $0.subscribe(Ping.self, on: .postingThread) { _ in } }
+                var above: DominoNode? = DominoNode(label: "above")
+                root.mount(at: above!)
+                above!.subscribe(Ping.self, on: .postingThread) { _ in }
+                var below: DominoNode? = DominoNode(label: "below")
+                below!.mount(at: leaf)
+                extra.forEach { $0.cancel() }
+                above = nil
+                below = nil
+                _ = (above, below)
+            }
+            writersEnded.signal()
+        }
+        runConcurrently(readers) { reader in
+            for post in 0..<postsPerReader {
+                leaf.post(Ping(value: reader * postsPerReader + post))
+            }
+            done.increment()
+        }
+        writersEnded.wait()
+        writersEnded.wait()
+        // Each post reached the leaf exactly once and every other node at most
+        // once, whichever links it met (the thread and address sanitizers check,
+        // in CI, that no walk read freed memory on the way).
+        let counts = log.counts()
+        #expect(counts.maximumPerNode == 1, "a node heard one post twice")
+        #expect(counts.leafDeliveries == readers * postsPerReader)
+    }
+}
+
+/// Which posts reached which node, for the race above.
+private final class DeliveryLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [Int: Int] = [:]
+    private var leaf = 0
+
+    func record(post: Int, node: Int) {
+        lock.lock()
+        seen[post &* 8 &+ node, default: 0] += 1
+        if node == 0 { leaf += 1 }
+        lock.unlock()
+    }
+
+    func counts() -> (maximumPerNode: Int, leafDeliveries: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (seen.values.max() ?? 0, leaf)
+    }
+}
