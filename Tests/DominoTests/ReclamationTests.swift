@@ -13,6 +13,45 @@ private final class Canary: @unchecked Sendable {
 // Serialized, so that one test's walks do not hold back another's tables.
 @Suite("Reclamation of handler tables", .checksLeaks, .serialized)
 struct ReclamationTests {
+    @Test func aWalkThatEndsWhileAWriterHoldsTheLockLeavesItsReclaimingToTheWriter() {
+        let node = DominoNode(label: "node")
+        node.subscribe(Ping.self, on: .postingThread) { _ in }
+        weak var replaced: HandlerTable?
+        let stripe = ThreadState.current.pointee.stripe
+        // A walk's pin, then its node's table replaced: the old table waits in
+        // limbo for the walk, whose unpin is what makes it safe to release.
+        let parity = graphLock.pinForDelivery(stripe: stripe)
+        graphLock.withShared { replaced = node.slots.table(for: .of(Ping.self))?.takeUnretainedValue() }
+        node.subscribe(Ping.self, on: .postingThread) { _ in }
+        #expect(replaced != nil)
+
+        let locked = DispatchSemaphore(value: 0)
+        let unpinned = DispatchSemaphore(value: 0)
+        let unlocked = DispatchSemaphore(value: 0)
+        let waitedForTheWalk = Counter()
+        Thread.detachNewThread {
+            graphLock.lockExclusive()
+            locked.signal()
+            // A guard against a hang: the writer lets go after a minute if the
+            // unpin waits for it, and the test fails below.
+            if unpinned.wait(timeout: .now() + 60) == .timedOut { waitedForTheWalk.increment() }
+            graphLock.unlockExclusive()
+            unlocked.signal()
+        }
+        locked.wait()
+        graphLock.unpin(stripe: stripe, parity: parity)
+        unpinned.signal()
+        unlocked.wait()
+        #expect(waitedForTheWalk.value == 0, "the walk's unpin waited for the writer holding the lock")
+        // The writer reclaimed when it unlocked (other suites' walks may still hold
+        // the epoch a little longer, and the next unlock reclaims then).
+        for _ in 0..<400 where replaced != nil {
+            _ = graphLock.tablesInLimbo
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(replaced == nil)
+    }
+
     @Test func handlerCancelledOutsideAnyWalkOfItsNodeIsReleased() async {
         // Other tests' walks may be running on other threads, and a table retired
         // meanwhile waits for them; so "released" here means "soon", not "at once".

@@ -82,6 +82,7 @@ final class GraphLock: @unchecked Sendable {
             }
         }
         (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
+        reclaimRequestWord.initializeMemory(as: Int.self, to: 0)
         epochWord.initializeMemory(as: Int.self, to: 0)
         walkGateWord.initializeMemory(as: UInt.self, to: Stage.Mode.code(of: .postingThread))
         linkSequenceWord.initializeMemory(as: UInt.self, to: 0)
@@ -286,14 +287,49 @@ final class GraphLock: @unchecked Sendable {
         AtomicWord.store(base + Self.limboFlagOffset, holdsTables ? 1 : 0)
     }
 
+    /// Where the request to reclaim lives (see `reclaimRetired`): beside the limbo
+    /// flag, which the threads that set it have just read.
+    private var reclaimRequestWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + MemoryLayout<UInt>.stride }
+
+    /// Reclaims what the last unpin of a parity made safe, without waiting for a
+    /// writer: the walk asks (the request word), then reclaims only if it gets the
+    /// lock at once. When a writer holds it, that writer reclaims after it unlocks:
+    /// it reads the request after a full fence, and the walk set the request before
+    /// a full fence and its failed try, so one of the two sees the other. (Before,
+    /// the walk took the exclusive lock: in the stall row, with the writer retiring
+    /// tables all the time, every post did, behind the writer.)
     @inline(never)
     private func reclaimRetired() {
-        var released: [AnyObject] = []
-        lockExclusive()
-        advanceLocked(releasing: &released)
-        unlockExclusive()
-        // Their handlers, and whatever those hold, go here, outside the lock.
-        released.removeAll()
+        AtomicWord.store(reclaimRequestWord, 1)
+        AtomicWord.fence()
+        reclaimRequested()
+    }
+
+    /// Reclaims while a request is pending and the lock can be had at once (its
+    /// first stripe tried: a writer takes the stripes in order, so any other stripe
+    /// is held only by a reader, briefly). Whoever holds the first stripe when a try
+    /// fails checks the request after it unlocks (`unlockExclusive`,
+    /// `unlockShared`).
+    @inline(never)
+    private func reclaimRequested() {
+        while AtomicWord.loadSequentiallyConsistent(reclaimRequestWord) != 0 {
+            guard PlatformMutex.tryLock(base) else { return }
+            for stripe in 1..<Self.stripeCount { PlatformMutex.lock(base + stripe * Self.stripeStride) }
+            AtomicWord.store(reclaimRequestWord, 0)
+            var released: [AnyObject] = []
+            advanceLocked(releasing: &released)
+            unlockStripes()
+            // Their handlers, and whatever those hold, go here, outside the lock.
+            released.removeAll()
+        }
+    }
+
+    /// Looks for a reclaim request that a walk left while this thread held the first
+    /// stripe (see `reclaimRequested`). After unlocking it.
+    @inline(__always)
+    private func reclaimIfRequested() {
+        AtomicWord.fence()
+        if AtomicWord.load(reclaimRequestWord) != 0 { reclaimRequested() }
     }
 
     /// True when a reader pinned without a lock is running. Exclusive lock held.
@@ -415,6 +451,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     func unlockShared(stripe: Int) {
         PlatformMutex.unlock(base + stripe * Self.stripeStride)
+        if stripe == 0 { reclaimIfRequested() }
     }
 
     func lockExclusive() {
@@ -423,10 +460,16 @@ final class GraphLock: @unchecked Sendable {
         }
     }
 
-    func unlockExclusive() {
+    /// Unlocks every stripe, last first.
+    private func unlockStripes() {
         for stripe in (0..<Self.stripeCount).reversed() {
             PlatformMutex.unlock(base + stripe * Self.stripeStride)
         }
+    }
+
+    func unlockExclusive() {
+        unlockStripes()
+        reclaimIfRequested()
         // Readers that waited for this write go first: a mutex lets the thread
         // that unlocks take it again before a woken waiter runs, so a thread that
         // writes in a loop would otherwise hold posts elsewhere back for as long
