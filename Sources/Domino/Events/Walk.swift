@@ -376,8 +376,8 @@ extension DominoNode {
     }
 
     /// `collect` without a lock (performance round 3; see
-    /// Maintainers/ReadsWithoutALock.md): true when the route is a chain of plain
-    /// nodes and nothing that only walks under a stripe handle is in use
+    /// Maintainers/ReadsWithoutALock.md): true when the route has no responder node
+    /// and nothing that only walks under a stripe handle is in use
     /// (`GraphLock.walkGate`), and `plan` then holds the stages with a delivery pin;
     /// false when the walk must take its stripe instead (`plan` is then to be
     /// thrown away). The caller is pinned without a lock.
@@ -401,29 +401,31 @@ extension DominoNode {
         var firstNode = link
         // Counted here, not in the plan, which the loop would store at every level.
         var visited = 0
+        var branches = false
         while true {
-            // The node's mode word is read only where it has a stage (a mode with a
-            // queue or tracing matters only there).
-            let found = link.withNode { node -> (parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32)? in
-                let parents = node.publishedParents
-                if parents.isMultiple || node.responderLink != nil { return nil }
-                guard let table = node.publishedTable(for: key) else { return (parents, nil, 0) }
-                let mode = node.publishedMode
-                return mode >> 1 == 4 ? nil : (parents, table, mode)
+            guard let found = Self.readPublished(link, key) else { return false }
+            if found.parents.isMultiple {
+                branches = true
+                break
             }
-            guard let found else { return false }
             visited += 1
             if let table = found.table {
-                let code = found.mode >> 1
-                plan.stages.append(Stage(
-                    handlers: table, mode: Stage.Mode(code: code == 0 ? gate : UInt(code)),
-                    traced: traceAll || found.mode & 1 != 0, position: visited
-                ))
-                if plan.stages.count == 1 { firstNode = link } else { thread.pointee.stageNodes.set(link, at: plan.stages.count - 2) }
+                Self.addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
             }
             if AtomicWord.load(sequenceWord) != sequence { return false }
             guard let next = found.parents.only else { break }
             link = next
+        }
+        if branches {
+            // The rest of the route branches: walked with a visited set, from `link`.
+            // (Called after the loop, with the counts by value: a call inside it,
+            // `inout` counts even more so, cost the chain's levels 4 instructions
+            // each.)
+            guard let rest = Self.collectPublishedBranching(
+                from: link, key, into: &plan, visited: visited, firstNode: firstNode,
+                gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence, thread: thread
+            ) else { return false }
+            (visited, firstNode) = rest
         }
         plan.nodesVisited = visited
         guard plan.stages.count > 0 else { return true }
@@ -434,6 +436,70 @@ extension DominoNode {
             if table?.toOpaque() != plan.stages[index].handlers.toOpaque() { return false }
         }
         return true
+    }
+
+    /// What a walk without a lock reads at the node of `link`: its parents, and its
+    /// table of `key` with its mode word (read only where there is a table: a mode
+    /// with a queue or tracing matters only there); nil when the walk must take its
+    /// stripe instead (a responder node, whose chain is read under the stripe; a
+    /// mode with a queue).
+    @inline(__always)
+    static func readPublished(_ link: NodeLink, _ key: SlotKey) -> (parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32)? {
+        link.withNode { node in
+            if node.responderLink != nil { return nil }
+            let parents = node.publishedParents
+            guard let table = node.publishedTable(for: key) else { return (parents, nil, 0) }
+            let mode = node.publishedMode
+            return mode >> 1 == 4 ? nil : (parents, table, mode)
+        }
+    }
+
+    /// Appends the stage of `table` at `link`, found by a walk without a lock, and
+    /// keeps its node for the check under the delivery pin: the first in
+    /// `firstNode`, the others in the thread's `stageNodes`.
+    @inline(__always)
+    static func addPublishedStage(
+        _ table: Unmanaged<HandlerTable>, mode: UInt32, at link: NodeLink, position: Int, gate: UInt, traceAll: Bool,
+        into plan: inout Plan, firstNode: inout NodeLink, thread: UnsafeMutablePointer<ThreadState>
+    ) {
+        let code = mode >> 1
+        plan.stages.append(Stage(
+            handlers: table, mode: Stage.Mode(code: code == 0 ? gate : UInt(code)),
+            traced: traceAll || mode & 1 != 0, position: position
+        ))
+        if plan.stages.count == 1 { firstNode = link } else { thread.pointee.stageNodes.set(link, at: plan.stages.count - 2) }
+    }
+
+    /// The rest of `collectPublished` from `start`, a node with two parents or more:
+    /// depth-first pre-order with a visited set, parents in mount order, as
+    /// `Route.walkGeneral` (the nodes of the chain before `start` need no marking:
+    /// the gate is closed once a cycle was ever made, so none is above `start`).
+    /// Returns the nodes visited and the first stage's node so far, or nil when the
+    /// walk must take its stripe instead.
+    @inline(never)
+    static func collectPublishedBranching(
+        from start: NodeLink, _ key: SlotKey, into plan: inout Plan, visited: Int, firstNode: NodeLink,
+        gate: UInt, traceAll: Bool, sequenceWord: UnsafeMutableRawPointer, sequence: UInt, thread: UnsafeMutablePointer<ThreadState>
+    ) -> (visited: Int, firstNode: NodeLink)? {
+        var visited = visited, firstNode = firstNode
+        var seen = Set<NodeLink>()
+        var stack: [NodeLink] = [start]
+        var parents: [NodeLink] = []
+        while let link = stack.popLast() {
+            guard seen.insert(link).inserted else { continue }
+            guard let found = readPublished(link, key) else { return nil }
+            visited += 1
+            if let table = found.table {
+                addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
+            }
+            // Checked before the links just read are followed, so that links of
+            // different times never lead the walk on.
+            if AtomicWord.load(sequenceWord) != sequence { return nil }
+            parents.removeAll(keepingCapacity: true)
+            found.parents.forEachPublishedLink { parents.append($0) }
+            for parent in parents.reversed() where !seen.contains(parent) { stack.append(parent) }
+        }
+        return (visited, firstNode)
     }
 
     /// `collect` once responder nodes exist: the responder chains met on the route are

@@ -127,8 +127,10 @@ public final class DominoNode: @unchecked Sendable {
         graphLock.withExclusive { graveyard in
             if let responderLink { unregisterLocked(responder: responderLink, &graveyard) }
             unmountFromAllLocked(&graveyard)
-            graphLock.changingLinks { childLinks.forEach { $0.parentLinks.remove(self, &graveyard) } }
-            childLinks.removeAll(&graveyard)
+            graphLock.changingLinks {
+                childLinks.forEach { $0.parentLinks.remove(self, &graveyard) }
+                childLinks.removeAll(&graveyard)
+            }
             removeAllSlotsLocked(&graveyard)
             keepMemoryForReadersLocked(&graveyard)
         }
