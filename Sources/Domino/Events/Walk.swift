@@ -1,10 +1,12 @@
-/// The engine behind `post` and `request`: collect under the shared lock, run outside.
+/// The engine behind `post` and `request`: collect, then run with no lock held.
 ///
-/// A walk copies, under one shared lock, the handler tables of the route's nodes
-/// that have handlers for the slot, then releases the lock and runs them in route
-/// order. So handlers never run under a lock, a handler may change the graph freely
-/// (its changes apply to posts that start afterwards), and a post costs one lock
-/// whatever the depth.
+/// A walk collects the handler tables of the route's nodes that have handlers for
+/// the slot, then runs them in route order. It collects without a lock where it can
+/// (`collectPublished`: routes without responder nodes, while `GraphLock.walkGate`
+/// is open; see Maintainers/ReadsWithoutALock.md), else under its thread's stripe of
+/// the graph lock, once whatever the depth. So handlers never run under a lock, and
+/// a handler may change the graph freely (its changes apply to posts that start
+/// afterwards).
 
 /// What a walk collected at one node.
 ///
