@@ -27,9 +27,9 @@ struct InputBytes: RandomNumberGenerator {
     }
 }
 
-/// Set by `Fuzz/run.sh` for its first half: sequences without capture handlers or
-/// cycles, so that walks keep collecting without a lock all run long (either would
-/// close `GraphLock.walkGate` for the rest of the process).
+/// Set by `Fuzz/run.sh` for its first half: sequences without cycles, so that walks
+/// keep collecting without a lock all run long (a cycle closes `GraphLock.walkGate`
+/// for the rest of the process).
 let keepingWalksWithoutALock = ProcessInfo.processInfo.environment["DOMINO_FUZZ_LOCK_FREE"] == "1"
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -41,9 +41,9 @@ cd "$out"
 # The Swift backtracer takes a minute over an instrumented binary; the sanitizer and
 # the fatal error say enough.
 export SWIFT_BACKTRACE=enable=no
-# First half: sequences without capture handlers or cycles, so that walks collect
-# without a lock the whole run (either closes the walk gate for the rest of the
-# process); second half: every operation.
+# First half: sequences without cycles, so that walks collect without a lock the
+# whole run (a cycle closes the walk gate for the rest of the process); second half:
+# every operation.
 first=$((seconds / 2))
 DOMINO_FUZZ_LOCK_FREE=1 ./fuzz-domino -max_total_time="$first" -timeout=10 -rss_limit_mb=4096 -max_len=256 \
     -print_final_stats=1 "$@" corpus

@@ -6,9 +6,9 @@ import Testing
 /// Maintainers/ReadsWithoutALock.md).
 ///
 /// Walks collect without their stripe only while nothing that walks under a stripe
-/// handle has ever been used in the process (a cycle, a group interceptor, a
-/// capture handler: sticky flags, see `GraphLock.walkGate`), so these tests run in a
-/// process of their own, where no other test set one: CI runs them with
+/// handle has ever been used in the process (a cycle: a sticky flag; tracing of all
+/// nodes; a default mode with a queue; see `GraphLock.walkGate`), so these tests run
+/// in a process of their own, where no other test set one: CI runs them with
 /// `DOMINO_LOCK_FREE_POSTS=1 swift test --filter LockFreePostTests` (and under the
 /// thread and address sanitizers). In the whole suite's run they are skipped.
 @Suite(
@@ -18,7 +18,7 @@ import Testing
 )
 struct LockFreePostTests {
     @Test func aPostAlongAChainOfPlainNodesIsDeliveredWhileAWriterHoldsTheLock() throws {
-        try #require(graphLock.walkGate != 0, "this process used a cycle, a group or a capture handler: walks take their stripe")
+        try #require(graphLock.walkGate != 0, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let root = DominoNode(label: "root")
         let middle = DominoNode(label: "middle")
         let leaf = DominoNode(label: "leaf")
@@ -54,7 +54,7 @@ struct LockFreePostTests {
     }
 
     @Test func postsRacingRemountsResubscriptionsAndNodeReleasesReachEachNodeAtMostOncePerPost() throws {
-        try #require(graphLock.walkGate != 0, "this process used a cycle, a group or a capture handler: walks take their stripe")
+        try #require(graphLock.walkGate != 0, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let root = DominoNode(label: "root")
         let left = DominoNode(label: "left")
         let right = DominoNode(label: "right")
@@ -144,7 +144,7 @@ private final class DeliveryLog: @unchecked Sendable {
 
 extension LockFreePostTests {
     @Test func aPostThroughANodeWithTwoParentsIsDeliveredInRouteOrderWhileAWriterHoldsTheLock() throws {
-        try #require(graphLock.walkGate != 0, "this process used a cycle, a group or a capture handler: walks take their stripe")
+        try #require(graphLock.walkGate != 0, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         // leaf -> middle -> (left, right) -> top: a diamond above the middle node.
         let top = DominoNode(label: "top")
         let left = DominoNode(label: "left")
@@ -203,20 +203,64 @@ private final class OrderLog: @unchecked Sendable {
 }
 
 extension LockFreePostTests {
-    @Test func seededSequencesWithoutCapturesOrCyclesAgreeWithTheReferenceModel() throws {
-        // The model-based tests' sequences, drawn without what would close the walk
-        // gate, so that every post, request and report of them collects without a
-        // lock (ModelBasedTests draws every operation, in a process where the gate
-        // closes early).
-        try #require(graphLock.walkGate != 0, "this process used a cycle, a group or a capture handler: walks take their stripe")
+    @Test func seededSequencesWithoutCyclesAgreeWithTheReferenceModel() throws {
+        // The model-based tests' sequences, drawn without a cycle (which would close
+        // the walk gate), so that every post, request and report of them collects
+        // without a lock (ModelBasedTests draws every operation, in a process where
+        // the gate closes early).
+        try #require(graphLock.walkGate != 0, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         for index in 0..<5_000 {
             let seed = 0x10C_0000 + UInt64(index)
             var random = SeededGenerator(seed: seed)
             if let divergence = modelDivergence(using: &random, keepingWalksWithoutALock: true) {
-                Issue.record("Seed \(seed) diverges without captures or cycles:\n\(divergence)")
+                Issue.record("Seed \(seed) diverges without cycles:\n\(divergence)")
                 return
             }
         }
         #expect(graphLock.walkGate != 0, "a sequence closed the walk gate: its posts took their stripe")
+    }
+}
+
+extension LockFreePostTests {
+    @Test func captureHandlersAndGroupInterceptorsRunInOrderInAPostWhileAWriterHoldsTheLock() throws {
+        try #require(graphLock.walkGate != 0, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let top = DominoNode(label: "top")
+        let middle = DominoNode(label: "middle")
+        let leaf = DominoNode(label: "leaf")
+        middle.mount(at: top)
+        leaf.mount(at: middle)
+        let order = OrderLog()
+        top.subscribe(PaymentFailed.self, phase: .capture, on: .postingThread) { event, _ in order.append("top captures \(event.reason)") }
+        leaf.subscribe(PaymentFailed.self, on: .postingThread) { event in order.append("leaf hears \(event.reason)") }
+        top.subscribe(PaymentFailed.self, on: .postingThread) { event in order.append("top hears \(event.reason)") }
+        // Group interceptors only, at the middle node: a stage of its own.
+        middle.intercept(every: (any CheckoutEvent).self) { event in
+            (event as? PaymentFailed)?.reason == "stop" ? .stop : .proceed
+        }
+        #expect(graphLock.walkGate & (GraphLock.gateGroups | GraphLock.gateCaptures) == GraphLock.gateGroups | GraphLock.gateCaptures)
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let locked = DispatchSemaphore(value: 0)
+        let posted = DispatchSemaphore(value: 0)
+        let releasedByTimeout = Counter()
+        Thread.detachNewThread {
+            graphLock.lockExclusive()
+            locked.signal()
+            if posted.wait(timeout: .now() + 60) == .timedOut { releasedByTimeout.increment() }
+            graphLock.unlockExclusive()
+            locked.signal()
+        }
+        locked.wait()
+        let passed = leaf.post(PaymentFailed(reason: "go"))
+        let stopped = leaf.post(PaymentFailed(reason: "stop"))
+        posted.signal()
+        locked.wait()
+        #expect(releasedByTimeout.value == 0, "a post waited for the writer that held the lock")
+        #expect(order.entries == [
+            "top captures go", "leaf hears go", "top hears go",
+            "top captures stop", "leaf hears stop",
+        ])
+        #expect(passed.deliveries == 3)
+        #expect(stopped.stopReason == .interceptor)
     }
 }

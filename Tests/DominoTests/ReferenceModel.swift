@@ -410,11 +410,10 @@ final class LibraryUnderTest {
 /// model; returns a description of the first divergence. The tests draw from a seeded
 /// generator, the fuzzer (`Fuzz/`) from its input's bytes.
 ///
-/// - Parameter keepingWalksWithoutALock: True to draw no capture handler and no
-///   mount that closes a cycle (a post takes its place): either would make walks
-///   take their stripe for the rest of the process (see `GraphLock.walkGate`), so
-///   sequences drawn this way exercise posts, requests and reports that collect
-///   without a lock.
+/// - Parameter keepingWalksWithoutALock: True to draw no mount that closes a cycle
+///   (a post takes its place): one would make walks take their stripe for the rest
+///   of the process (see `GraphLock.walkGate`), so sequences drawn this way
+///   exercise posts, requests and reports that collect without a lock.
 func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, keepingWalksWithoutALock: Bool = false) -> String? {
     var model = ReferenceModel()
     let library = LibraryUnderTest()
@@ -450,8 +449,7 @@ func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, 
             }
         case 22..<27: operation = .unmount(node, other)
         case 27..<40:
-            let capture = Bool.random(using: &random) && Bool.random(using: &random) && !keepingWalksWithoutALock
-            operation = .subscribe(node: node, capture: capture, stops: Int.random(in: 0..<6, using: &random) == 0)
+            operation = .subscribe(node: node, capture: Bool.random(using: &random) && Bool.random(using: &random), stops: Int.random(in: 0..<6, using: &random) == 0)
         case 40..<45: operation = .reform(node: node, delta: Int.random(in: 1...9, using: &random), request: Bool.random(using: &random))
         case 45..<50: operation = .intercept(node: node, modulus: Int.random(in: 2...5, using: &random), request: Bool.random(using: &random))
         case 50..<55: operation = .respond(node: node, modulus: Int.random(in: 1...4, using: &random))

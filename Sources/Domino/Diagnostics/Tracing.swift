@@ -386,7 +386,11 @@ enum GraphSettings {
     /// Recomputes `graphLock.walkGate` from the settings that only walks under a
     /// stripe handle. Exclusive lock held; called by each writer of one of them.
     static func refreshWalkGate() {
-        let walksNeedTheStripe = traceAll || groupsExist || capturesExist || Route.graphMayHaveCycles
-        graphLock.setWalkGate(walksNeedTheStripe ? 0 : Stage.Mode.code(of: defaultDelivery))
+        let code = Stage.Mode.code(of: defaultDelivery)
+        if traceAll || Route.graphMayHaveCycles || code == 0 {
+            graphLock.setWalkGate(0)
+        } else {
+            graphLock.setWalkGate(code | (groupsExist ? GraphLock.gateGroups : 0) | (capturesExist ? GraphLock.gateCaptures : 0))
+        }
     }
 }

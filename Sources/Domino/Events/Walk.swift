@@ -225,6 +225,14 @@ struct Plan: ~Copyable {
         return created
     }
 
+    /// Records the group interceptors of stage `index`, at or after every stage
+    /// whose groups were recorded before.
+    mutating func setGroups(_ groups: HandlerTable, at index: Int) {
+        let extras = extra()
+        while extras.groups.count <= index { extras.groups.append(nil) }
+        extras.groups[index] = groups
+    }
+
     /// Records the group interceptors of the stage just appended.
     mutating func addGroups(_ groups: HandlerTable) {
         let extras = extra()
@@ -366,6 +374,7 @@ extension DominoNode {
         if collected { return }
         plan = Plan()
         plan.writes = thread.pointee.writes
+        if graphLock.walkGate > 0xFF, collectWithoutLockSlowly(key, into: &plan, thread: thread) { return }
         graphLock.lockShared(stripe: stripe)
         if ResponderRegistry.exist {
             graphLock.unlockShared(stripe: stripe)
@@ -396,7 +405,9 @@ extension DominoNode {
         let gate = graphLock.walkGate
         let sequenceWord = graphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
-        guard gate != 0, sequence & 1 == 0 else { return false }
+        // A gate from 1 to 0xFF: open, no groups or captures to look for (with
+        // them, `collectWithoutLockSlowly` after this declines).
+        guard gate &- 1 < 0xFF, sequence & 1 == 0 else { return false }
         let traceAll = publishedMode & 1 != 0
         plan.originTraced = traceAll
         var link = NodeLink(self)
@@ -502,6 +513,114 @@ extension DominoNode {
             for parent in parents.reversed() where !seen.contains(parent) { stack.append(parent) }
         }
         return (visited, firstNode)
+    }
+
+    /// `collect` without a lock once group interceptors or capture handlers were used
+    /// (the gate says which), out of line: its call inside `collectPublished` cost
+    /// every post 5 to 50 instructions of register shuffling. True when `plan` holds
+    /// the stages with a delivery pin; false to take the stripe (`plan` emptied).
+    @inline(never)
+    func collectWithoutLockSlowly(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        let stripe = thread.pointee.stripe
+        let readParity = graphLock.pinWithoutLock(stripe: stripe)
+        let gate = graphLock.walkGate
+        let sequenceWord = graphLock.linkSequenceAddress
+        let sequence = AtomicWord.load(sequenceWord)
+        var collected = false
+        if gate != 0, sequence & 1 == 0 {
+            let traceAll = publishedMode & 1 != 0
+            plan.originTraced = traceAll
+            collected = collectPublishedSlowly(key, into: &plan, gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence)
+        }
+        graphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        if !collected {
+            plan = Plan()
+            plan.writes = thread.pointee.writes
+        }
+        return collected
+    }
+
+    /// `collectPublished` once group interceptors or capture handlers were used (the
+    /// gate says which): as `collectSlowly` does under the stripe, a node with group
+    /// interceptors is a stage even without handlers for `key`, and the capture
+    /// handlers of `key` are collected too. Every table is checked under the
+    /// delivery pin, group tables included, and read (retained, or named for a
+    /// stage of group interceptors only) only after that check.
+    @inline(never)
+    func collectPublishedSlowly(
+        _ key: SlotKey, into plan: inout Plan, gate: UInt, traceAll: Bool, sequenceWord: UnsafeMutableRawPointer, sequence: UInt
+    ) -> Bool {
+        let groupsExist = gate & GraphLock.gateGroups != 0
+        let captureKey = gate & GraphLock.gateCaptures != 0 && key.phase == .bubble ? key.in(.capture) : nil
+        // What the check under the delivery pin loads again: each table collected,
+        // with its node and key.
+        var checks: [(link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)] = []
+        // The group tables, by stage. A stage with group interceptors only runs the
+        // group table until the check, then a table of its own named after it.
+        var groups: [(stage: Int, table: Unmanaged<HandlerTable>, ownTable: Bool)] = []
+        var seen = Set<NodeLink>()
+        var stack = [NodeLink(self)]
+        var parents: [NodeLink] = []
+        var visited = 0
+        while let link = stack.popLast() {
+            guard seen.insert(link).inserted else { continue }
+            typealias Found = (
+                parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, group: Unmanaged<HandlerTable>?,
+                capture: Unmanaged<HandlerTable>?, mode: UInt32
+            )
+            let found = link.withNode { node -> Found? in
+                if node.responderLink != nil { return nil }
+                let parents = node.publishedParents
+                let table = node.publishedTable(for: key)
+                let group = groupsExist ? node.publishedTable(for: .group) : nil
+                let capture = captureKey.flatMap { node.publishedTable(for: $0) }
+                if table == nil && group == nil && capture == nil { return (parents, nil, nil, nil, 0) }
+                let mode = node.publishedMode
+                return mode >> 1 == 4 ? nil : (parents, table, group, capture, mode)
+            }
+            guard let found else { return false }
+            visited += 1
+            if found.table != nil || found.group != nil || found.capture != nil {
+                let code = found.mode >> 1
+                let mode = Stage.Mode(code: code == 0 ? gate & 0xFF : UInt(code))
+                let traced = traceAll || found.mode & 1 != 0
+                if let capture = found.capture, let captureKey {
+                    plan.extra().captures.append(Stage(handlers: capture, mode: mode, traced: traced, position: visited))
+                    checks.append((link, captureKey, capture))
+                }
+                if let table = found.table ?? found.group {
+                    plan.stages.append(Stage(handlers: table, mode: mode, traced: traced, position: visited))
+                    if let keyTable = found.table { checks.append((link, key, keyTable)) }
+                    if let group = found.group {
+                        groups.append((plan.stages.count - 1, group, found.table == nil))
+                        checks.append((link, .group, group))
+                    }
+                }
+            }
+            // Checked before the links just read are followed (see `collectPublished`).
+            if AtomicWord.load(sequenceWord) != sequence { return false }
+            parents.removeAll(keepingCapacity: true)
+            found.parents.forEachPublishedLink { parents.append($0) }
+            for parent in parents.reversed() where !seen.contains(parent) { stack.append(parent) }
+        }
+        plan.nodesVisited = visited
+        guard !checks.isEmpty else { return true }
+        let stripe = ThreadState.current.pointee.stripe
+        plan.adoptPin(stripe: stripe, parity: graphLock.pinForDelivery(stripe: stripe))
+        for check in checks where check.link.withNode({ $0.publishedTable(for: check.key) })?.toOpaque() != check.table.toOpaque() {
+            return false
+        }
+        // Checked: the tables are safe to read, and to retain, from here on.
+        for (stage, group, ownTable) in groups {
+            let groupTable = group.takeUnretainedValue()
+            if ownTable {
+                let own = HandlerTable(label: groupTable.label, nodeID: groupTable.nodeID)
+                plan.extra().owned.append(own)
+                plan.stages[stage] = plan.stages[stage].running(.passUnretained(own))
+            }
+            plan.setGroups(groupTable, at: stage)
+        }
+        return true
     }
 
     /// `collect` once responder nodes exist: the responder chains met on the route are

@@ -224,13 +224,19 @@ final class GraphLock: @unchecked Sendable {
         }
     }
 
-    /// Whether walks may collect without a lock, and the default delivery mode they
-    /// then use: 0 while anything that only walks under a stripe handle is in use
-    /// (tracing of all nodes, group interceptors, capture handlers, a cycle, a
-    /// default mode with a queue), else the default mode's code
-    /// (`Stage.Mode.code(of:)`). Loaded atomically; see `GraphSettings.refreshWalkGate`.
+    /// Whether walks may collect without a lock, and how: 0 while anything that only
+    /// walks under a stripe handle is in use (tracing of all nodes, a cycle ever
+    /// made, a default mode with a queue), else the default mode's code
+    /// (`Stage.Mode.code(of:)`, the low byte) with `gateGroups` and `gateCaptures`
+    /// set once group interceptors or capture handlers were ever used (walks then
+    /// look for them too). Loaded atomically; see `GraphSettings.refreshWalkGate`.
     @inline(__always)
     var walkGate: UInt { AtomicWord.load(walkGateWord) }
+
+    /// `walkGate`'s bit for group interceptors.
+    static let gateGroups: UInt = 0x100
+    /// `walkGate`'s bit for capture handlers.
+    static let gateCaptures: UInt = 0x200
 
     /// Sets `walkGate`. Exclusive lock held.
     func setWalkGate(_ value: UInt) {
