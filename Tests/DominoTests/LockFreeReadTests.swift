@@ -85,6 +85,34 @@ struct LockFreeReadTests {
         #expect(DominoNode(label: "plain").wordsAreWhereReadersLook)
     }
 
+    @Test func aKeysFirstTableAtANodeMovesTheWalkSequenceAndLaterTablesDoNot() {
+        // A walk without a lock checks again only the tables it found: a table
+        // appearing where it found none must make it start over (see
+        // `NodeSlotsRef.install`), a table replacing one it found need not.
+        let node = DominoNode(label: "node")
+        graphLock.holdingOtherWritersBack {
+            let before = graphLock.linkSequence
+            let first = node.subscribe(Ping.self, on: .postingThread) { _ in }
+            let afterFirst = graphLock.linkSequence
+            node.subscribe(Ping.self, on: .postingThread) { _ in }
+            let afterSecond = graphLock.linkSequence
+            first.cancel()
+            #expect(afterFirst == before &+ 2)
+            #expect(afterSecond == afterFirst)
+            #expect(graphLock.linkSequence == afterSecond)
+        }
+    }
+
+    @MainActor @Test func aResponderNodeDeclinesWalksWithoutALockThroughItsModeWord() {
+        // Read from a node's trivial words only, since a walk may meet a node in its
+        // deinit, whose `responderLink` may be freed.
+        let view = SimView("view")
+        #expect(view.dominoNode.publishedMode >> 1 == DominoNode.declinesWalksWithoutALock)
+        view.dominoNode.isTracing = true
+        #expect(view.dominoNode.publishedMode >> 1 == DominoNode.declinesWalksWithoutALock)
+        #expect(DominoNode(label: "plain").publishedMode >> 1 == 0)
+    }
+
     @MainActor @Test func aResponderNodesFollowerListSitsWhereItsAccessorLooksForIt() throws {
         let view = SimView("view")
         let link = try #require(view.dominoNode.responderLink)

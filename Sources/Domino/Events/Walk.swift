@@ -402,9 +402,13 @@ extension DominoNode {
     /// pinned under its stripe.
     @inline(__always)
     func collectPublished(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        let gate = graphLock.walkGate
+        // The sequence before the gate: a writer that closes the gate (a mount
+        // closing a cycle) stores it before it bumps the sequence, so a walk that
+        // loads the bumped sequence sees the closed gate (else its chain loop, which
+        // keeps no visited set, could go round the new cycle forever).
         let sequenceWord = graphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
+        let gate = graphLock.walkGate
         // A gate from 1 to 0xFF: open, no groups or captures to look for (with
         // them, `collectWithoutLockSlowly` after this declines).
         guard gate &- 1 < 0xFF, sequence & 1 == 0 else { return false }
@@ -452,18 +456,15 @@ extension DominoNode {
     }
 
     /// What a walk without a lock reads at the node of `link`: its parents, and its
-    /// table of `key` with its mode word (read only where there is a table: a mode
-    /// with a queue or tracing matters only there); nil when the walk must take its
-    /// stripe instead (a responder node, whose chain is read under the stripe; a
-    /// mode with a queue).
+    /// table of `key`, and its mode word; nil when the walk must take its stripe
+    /// instead (a responder node, whose chain is read under the stripe; a mode with
+    /// a queue). Only trivial words of the node are read: it may be in its deinit.
     @inline(__always)
     static func readPublished(_ link: NodeLink, _ key: SlotKey) -> (parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32)? {
         link.withNode { node in
-            if node.responderLink != nil { return nil }
-            let parents = node.publishedParents
-            guard let table = node.publishedTable(for: key) else { return (parents, nil, 0) }
             let mode = node.publishedMode
-            return mode >> 1 == 4 ? nil : (parents, table, mode)
+            if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
+            return (node.publishedParents, node.publishedTable(for: key), mode)
         }
     }
 
@@ -523,9 +524,10 @@ extension DominoNode {
     func collectWithoutLockSlowly(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
         let readParity = graphLock.pinWithoutLock(stripe: stripe)
-        let gate = graphLock.walkGate
+        // The sequence before the gate (see `collectPublished`).
         let sequenceWord = graphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
+        let gate = graphLock.walkGate
         var collected = false
         if gate != 0, sequence & 1 == 0 {
             let traceAll = publishedMode & 1 != 0
@@ -569,14 +571,12 @@ extension DominoNode {
                 capture: Unmanaged<HandlerTable>?, mode: UInt32
             )
             let found = link.withNode { node -> Found? in
-                if node.responderLink != nil { return nil }
-                let parents = node.publishedParents
+                let mode = node.publishedMode
+                if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
                 let table = node.publishedTable(for: key)
                 let group = groupsExist ? node.publishedTable(for: .group) : nil
                 let capture = captureKey.flatMap { node.publishedTable(for: $0) }
-                if table == nil && group == nil && capture == nil { return (parents, nil, nil, nil, 0) }
-                let mode = node.publishedMode
-                return mode >> 1 == 4 ? nil : (parents, table, group, capture, mode)
+                return (node.publishedParents, table, group, capture, mode)
             }
             guard let found else { return false }
             visited += 1

@@ -57,20 +57,29 @@ public final class DominoNode: @unchecked Sendable {
 
     /// The node's tracing and delivery mode for a walk without a lock: bit 0 is
     /// `tracingFlag`; the rest is 0 without a mode, else the mode's
-    /// `Stage.Mode.code(of:)`, or 4 for a mode with a queue (which such walks leave
-    /// to walks under a stripe). An acquiring load.
+    /// `Stage.Mode.code(of:)`, or 4 for a mode with a queue or a responder node
+    /// (`declinesWalksWithoutALock`: walks under a stripe handle those). An
+    /// acquiring load. A trivial word, so a reader may load it from a node in its
+    /// deinit (its memory kept; `responderLink`, a reference, may be freed).
+    /// `publishedMode`'s code (after the tracing bit) for a node that walks without
+    /// a lock leave to walks under a stripe.
+    static let declinesWalksWithoutALock: UInt32 = 4
     @inline(__always)
     var publishedMode: UInt32 { AtomicWord.load32(modeWord) }
 
-    /// Publishes `tracingFlag` and `deliveryOverride` for walks without a lock.
-    /// Exclusive lock held.
+    /// Publishes `tracingFlag` and `deliveryOverride` for walks without a lock, with
+    /// the walk sequence odd (a walk must not see one node's new mode and another's
+    /// old table). Exclusive lock held.
     private func publishModeLocked() {
         var mode: UInt32 = 0
-        if let deliveryOverride {
+        if responderLink != nil {
+            mode = Self.declinesWalksWithoutALock
+        } else if let deliveryOverride {
             let code = Stage.Mode.code(of: deliveryOverride)
-            mode = code == 0 ? 4 : UInt32(code)
+            mode = code == 0 ? Self.declinesWalksWithoutALock : UInt32(code)
         }
-        AtomicWord.storeReleasing32(modeWord, mode << 1 | (tracingFlag ? 1 : 0))
+        let word = mode << 1 | (tracingFlag ? 1 : 0)
+        graphLock.changingLinks { AtomicWord.storeReleasing32(modeWord, word) }
     }
 
     /// True when the four words above are where their accessors look (for tests):
@@ -116,6 +125,8 @@ public final class DominoNode: @unchecked Sendable {
         self.label = label
         let link = ResponderLink(host: responder)
         responderLink = link
+        // Before the node is shared: walks without a lock decline at responder nodes.
+        modeBits = Self.declinesWalksWithoutALock << 1
         graphLock.withExclusive { _ in registerLocked(responder: link) }
         #if DEBUG
         InstanceTracker.track(self, "node \(label ?? "unlabelled")")

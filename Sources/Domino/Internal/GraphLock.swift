@@ -200,7 +200,9 @@ final class GraphLock: @unchecked Sendable {
             _ = AtomicWord.add(lockFreePins(stripe, parity: parity), 1)
             AtomicWord.fence()
             if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
-            unpinWithoutLock(stripe: stripe, parity: parity)
+            // Given back without reclaiming, which would run deinits (user code) in
+            // the middle of a pin; a later unpin, or the next writer, reclaims.
+            _ = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
         }
     }
 
@@ -212,6 +214,12 @@ final class GraphLock: @unchecked Sendable {
     /// the fence is one that a writer retires only after it sees this pin, so the
     /// walk may use it as a walk pinned under its stripe would. Give it back with
     /// `unpin(stripe:parity:)`.
+    ///
+    /// The walk must load the words again while it still holds its read pin: an
+    /// equal address is not enough on its own (the table may have been freed as
+    /// young and another published at the same address after this pin's epoch);
+    /// the read pin caps the epoch at one past the one it pinned in, which keeps a
+    /// table retired meanwhile allocated until the check is over.
     @inline(__always)
     func pinForDelivery(stripe: Int) -> Int {
         while true {
@@ -220,7 +228,10 @@ final class GraphLock: @unchecked Sendable {
             _ = AtomicWord.add(pins(stripe, parity: parity), 1)
             AtomicWord.fence()
             if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
-            unpin(stripe: stripe, parity: parity)
+            // Given back without reclaiming: this runs between a walk's collection
+            // and its check, under its read pin, where no user code (a deinit) may
+            // run. The walk's own unpins, or the next writer, reclaim.
+            _ = AtomicWord.add(pins(stripe, parity: parity), -1)
         }
     }
 
@@ -243,8 +254,10 @@ final class GraphLock: @unchecked Sendable {
         AtomicWord.storeReleasing(walkGateWord, value)
     }
 
-    /// A sequence lock over the links that walks up read: even while no write
-    /// changes them, odd while one does (`changingLinks`). A walk without a lock
+    /// A sequence lock over what walks up read without a lock and do not check again
+    /// under their delivery pin: parent links, a key's first table at a node, a
+    /// node's mode word. Even while no write changes them, odd while one does
+    /// (`changingLinks`). A walk without a lock
     /// loads it before it reads a link and after, and takes its stripe instead when
     /// the two differ or the first is odd: so the route it collected is one that
     /// existed at one time (no node visited twice, no loop through links of
@@ -325,6 +338,8 @@ final class GraphLock: @unchecked Sendable {
             var released: [AnyObject] = []
             advanceLocked(releasing: &released)
             unlockStripes()
+            // A request made while this thread held the lock is seen below.
+            AtomicWord.fence()
             // Their handlers, and whatever those hold, go here, outside the lock.
             released.removeAll()
         }

@@ -412,7 +412,20 @@ struct NodeSlotsRef {
 
     /// Installs `table` for `key`, in its entry if it has one (retiring the table it
     /// replaces), else in a new entry; returns the entry's place. Exclusive lock held.
+    ///
+    /// A key's first table at the node (none before, or a cleared entry) is
+    /// installed with the walk sequence odd (`GraphLock.changingLinks`): a walk
+    /// without a lock checks again, under its delivery pin, only the tables it found,
+    /// so without it a walk could find a table installed after one it missed at a
+    /// node it had passed (a later subscription seen, an earlier one not).
     func install(_ table: HandlerTable, for key: SlotKey, _ graveyard: inout Graveyard) -> Int {
+        if self.table(for: key) == nil {
+            return graphLock.changingLinks { installEntry(table, for: key, &graveyard) }
+        }
+        return installEntry(table, for: key, &graveyard)
+    }
+
+    private func installEntry(_ table: HandlerTable, for key: SlotKey, _ graveyard: inout Graveyard) -> Int {
         if let place = place(of: key) {
             if let previous = withStore({ $0.install(table, at: place) }) ?? nil { graveyard.retire(previous) }
             return place
