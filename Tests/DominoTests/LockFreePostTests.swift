@@ -31,23 +31,8 @@ struct LockFreePostTests {
         // (reclaiming takes the lock).
         #expect(graphLock.tablesInLimbo == 0)
 
-        let locked = DispatchSemaphore(value: 0)
-        let posted = DispatchSemaphore(value: 0)
-        let releasedByTimeout = Counter()
-        Thread.detachNewThread {
-            graphLock.lockExclusive()
-            locked.signal()
-            // A guard against a hang when the post does wait: the writer lets go
-            // after a minute, and the test then fails below.
-            if posted.wait(timeout: .now() + 60) == .timedOut { releasedByTimeout.increment() }
-            graphLock.unlockExclusive()
-            locked.signal()
-        }
-        locked.wait()
-        let result = leaf.post(Ping(value: 1))
-        posted.signal()
-        locked.wait()
-        #expect(releasedByTimeout.value == 0, "the post waited for the writer that held the lock")
+        let (result, waited) = whileAWriterHoldsTheLock { leaf.post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
         #expect(result.deliveries == 2)
         #expect(result.nodesVisited == 3)
         #expect(heard.value == 2)
@@ -62,9 +47,10 @@ struct LockFreePostTests {
         left.mount(at: root)
         right.mount(at: root)
         leaf.mount(at: left)
-        let log = DeliveryLog()
+        // Which post reached which node: post × 8 + the node's index (0 the leaf).
+        let log = Log<Int>()
         for (index, node) in [leaf, left, right, root].enumerated() {
-            node.subscribe(Ping.self, on: .postingThread) { ping in log.record(post: ping.value, node: index) }
+            node.subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 8 &+ index) }
         }
         let readers = 2
         let postsPerReader = 20_000
@@ -116,29 +102,9 @@ struct LockFreePostTests {
         // Each post reached the leaf exactly once and every other node at most
         // once, whichever links it met (the thread and address sanitizers check,
         // in CI, that no walk read freed memory on the way).
-        let counts = log.counts()
-        #expect(counts.maximumPerNode == 1, "a node heard one post twice")
-        #expect(counts.leafDeliveries == readers * postsPerReader)
-    }
-}
-
-/// Which posts reached which node, for the race above.
-private final class DeliveryLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: [Int: Int] = [:]
-    private var leaf = 0
-
-    func record(post: Int, node: Int) {
-        lock.lock()
-        seen[post &* 8 &+ node, default: 0] += 1
-        if node == 0 { leaf += 1 }
-        lock.unlock()
-    }
-
-    func counts() -> (maximumPerNode: Int, leafDeliveries: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (seen.values.max() ?? 0, leaf)
+        let deliveries = log.entries
+        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one post twice")
+        #expect(deliveries.count { $0 % 8 == 0 } == readers * postsPerReader)
     }
 }
 
@@ -156,49 +122,18 @@ extension LockFreePostTests {
         middle.mount(at: left)
         middle.mount(at: right)
         leaf.mount(at: middle)
-        let order = OrderLog()
+        let order = Log<String>()
         for node in [leaf, middle, left, right, top] {
             let label = node.label ?? ""
             node.subscribe(Ping.self, on: .postingThread) { _ in order.append(label) }
         }
         #expect(graphLock.tablesInLimbo == 0)
 
-        let locked = DispatchSemaphore(value: 0)
-        let posted = DispatchSemaphore(value: 0)
-        let releasedByTimeout = Counter()
-        Thread.detachNewThread {
-            graphLock.lockExclusive()
-            locked.signal()
-            if posted.wait(timeout: .now() + 60) == .timedOut { releasedByTimeout.increment() }
-            graphLock.unlockExclusive()
-            locked.signal()
-        }
-        locked.wait()
-        let result = leaf.post(Ping(value: 1))
-        posted.signal()
-        locked.wait()
-        #expect(releasedByTimeout.value == 0, "the post waited for the writer that held the lock")
+        let (result, waited) = whileAWriterHoldsTheLock { leaf.post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
         // Depth-first pre-order, parents in mount order, the shared top once.
         #expect(order.entries == ["leaf", "middle", "left", "top", "right"])
         #expect(result.nodesVisited == 5)
-    }
-}
-
-/// The order in which handlers ran.
-private final class OrderLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [String] = []
-
-    func append(_ entry: String) {
-        lock.lock()
-        list.append(entry)
-        lock.unlock()
-    }
-
-    var entries: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
     }
 }
 
@@ -229,7 +164,7 @@ extension LockFreePostTests {
         let leaf = DominoNode(label: "leaf")
         middle.mount(at: top)
         leaf.mount(at: middle)
-        let order = OrderLog()
+        let order = Log<String>()
         top.subscribe(PaymentFailed.self, phase: .capture, on: .postingThread) { event, _ in order.append("top captures \(event.reason)") }
         leaf.subscribe(PaymentFailed.self, on: .postingThread) { event in order.append("leaf hears \(event.reason)") }
         top.subscribe(PaymentFailed.self, on: .postingThread) { event in order.append("top hears \(event.reason)") }
@@ -240,22 +175,11 @@ extension LockFreePostTests {
         #expect(graphLock.walkGate & (GraphLock.gateGroups | GraphLock.gateCaptures) == GraphLock.gateGroups | GraphLock.gateCaptures)
         #expect(graphLock.tablesInLimbo == 0)
 
-        let locked = DispatchSemaphore(value: 0)
-        let posted = DispatchSemaphore(value: 0)
-        let releasedByTimeout = Counter()
-        Thread.detachNewThread {
-            graphLock.lockExclusive()
-            locked.signal()
-            if posted.wait(timeout: .now() + 60) == .timedOut { releasedByTimeout.increment() }
-            graphLock.unlockExclusive()
-            locked.signal()
+        let (results, waited) = whileAWriterHoldsTheLock {
+            (leaf.post(PaymentFailed(reason: "go")), leaf.post(PaymentFailed(reason: "stop")))
         }
-        locked.wait()
-        let passed = leaf.post(PaymentFailed(reason: "go"))
-        let stopped = leaf.post(PaymentFailed(reason: "stop"))
-        posted.signal()
-        locked.wait()
-        #expect(releasedByTimeout.value == 0, "a post waited for the writer that held the lock")
+        let (passed, stopped) = results
+        #expect(!waited, "a post waited for the writer that held the lock")
         #expect(order.entries == [
             "top captures go", "leaf hears go", "top hears go",
             "top captures stop", "leaf hears stop",

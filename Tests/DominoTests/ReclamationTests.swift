@@ -25,24 +25,8 @@ struct ReclamationTests {
         node.subscribe(Ping.self, on: .postingThread) { _ in }
         #expect(replaced != nil)
 
-        let locked = DispatchSemaphore(value: 0)
-        let unpinned = DispatchSemaphore(value: 0)
-        let unlocked = DispatchSemaphore(value: 0)
-        let waitedForTheWalk = Counter()
-        Thread.detachNewThread {
-            graphLock.lockExclusive()
-            locked.signal()
-            // A guard against a hang: the writer lets go after a minute if the
-            // unpin waits for it, and the test fails below.
-            if unpinned.wait(timeout: .now() + 60) == .timedOut { waitedForTheWalk.increment() }
-            graphLock.unlockExclusive()
-            unlocked.signal()
-        }
-        locked.wait()
-        graphLock.unpin(stripe: stripe, parity: parity)
-        unpinned.signal()
-        unlocked.wait()
-        #expect(waitedForTheWalk.value == 0, "the walk's unpin waited for the writer holding the lock")
+        let waited = whileAWriterHoldsTheLock { graphLock.unpin(stripe: stripe, parity: parity) }.waitedForTheWriter
+        #expect(!waited, "the walk's unpin waited for the writer holding the lock")
         // The writer reclaimed when it unlocked (other suites' walks may still hold
         // the epoch a little longer, and the next unlock reclaims then).
         for _ in 0..<400 where replaced != nil {

@@ -22,6 +22,28 @@ final class Log<Entry: Sendable>: @unchecked Sendable {
     var count: Int { entries.count }
 }
 
+/// Runs `body` while another thread holds the graph's exclusive lock, as a writer in
+/// the middle of a write; returns what `body` returned and whether it waited for
+/// that writer. The writer lets go after a minute at the latest, so a `body` that
+/// waits for it ends (and the caller's expectation fails) instead of hanging.
+func whileAWriterHoldsTheLock<Result>(_ body: () -> Result) -> (result: Result, waitedForTheWriter: Bool) {
+    let locked = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let waited = Counter()
+    Thread.detachNewThread {
+        graphLock.lockExclusive()
+        locked.signal()
+        if done.wait(timeout: .now() + 60) == .timedOut { waited.increment() }
+        graphLock.unlockExclusive()
+        locked.signal()
+    }
+    locked.wait()
+    let result = body()
+    done.signal()
+    locked.wait()
+    return (result, waited.value != 0)
+}
+
 /// A thread-safe counter.
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()

@@ -496,24 +496,15 @@ extension DominoNode {
         gate: UInt, traceAll: Bool, sequenceWord: UnsafeMutableRawPointer, sequence: UInt, thread: UnsafeMutablePointer<ThreadState>
     ) -> (visited: Int, firstNode: NodeLink)? {
         var visited = visited, firstNode = firstNode
-        var seen = Set<NodeLink>()
-        var stack: [NodeLink] = [start]
-        var parents: [NodeLink] = []
-        while let link = stack.popLast() {
-            guard seen.insert(link).inserted else { continue }
+        let walked = Route.walkPublished(from: start, checking: (sequenceWord, sequence)) { link in
             guard let found = readPublished(link, key) else { return nil }
             visited += 1
             if let table = found.table {
                 addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
             }
-            // Checked before the links just read are followed, so that links of
-            // different times never lead the walk on.
-            if AtomicWord.load(sequenceWord) != sequence { return nil }
-            parents.removeAll(keepingCapacity: true)
-            found.parents.forEachPublishedLink { parents.append($0) }
-            for parent in parents.reversed() where !seen.contains(parent) { stack.append(parent) }
+            return found.parents
         }
-        return (visited, firstNode)
+        return walked ? (visited, firstNode) : nil
     }
 
     /// `collect` without a lock once group interceptors or capture handlers were used
@@ -560,12 +551,8 @@ extension DominoNode {
         // The group tables, by stage. A stage with group interceptors only runs the
         // group table until the check, then a table of its own named after it.
         var groups: [(stage: Int, table: Unmanaged<HandlerTable>, ownTable: Bool)] = []
-        var seen = Set<NodeLink>()
-        var stack = [NodeLink(self)]
-        var parents: [NodeLink] = []
         var visited = 0
-        while let link = stack.popLast() {
-            guard seen.insert(link).inserted else { continue }
+        let walked = Route.walkPublished(from: NodeLink(self), checking: (sequenceWord, sequence)) { link in
             typealias Found = (
                 parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, group: Unmanaged<HandlerTable>?,
                 capture: Unmanaged<HandlerTable>?, mode: UInt32
@@ -578,7 +565,7 @@ extension DominoNode {
                 let capture = captureKey.flatMap { node.publishedTable(for: $0) }
                 return (node.publishedParents, table, group, capture, mode)
             }
-            guard let found else { return false }
+            guard let found else { return nil }
             visited += 1
             if found.table != nil || found.group != nil || found.capture != nil {
                 let code = found.mode >> 1
@@ -597,12 +584,9 @@ extension DominoNode {
                     }
                 }
             }
-            // Checked before the links just read are followed (see `collectPublished`).
-            if AtomicWord.load(sequenceWord) != sequence { return false }
-            parents.removeAll(keepingCapacity: true)
-            found.parents.forEachPublishedLink { parents.append($0) }
-            for parent in parents.reversed() where !seen.contains(parent) { stack.append(parent) }
+            return found.parents
         }
+        guard walked else { return false }
         plan.nodesVisited = visited
         guard !checks.isEmpty else { return true }
         let stripe = ThreadState.current.pointee.stripe

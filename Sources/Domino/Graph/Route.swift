@@ -308,16 +308,33 @@ extension Route {
     /// deinitialized: its memory is kept, its lists and slots are empty). Changes
     /// made meanwhile may or may not be seen, each link as some write left it.
     static func walkPublished(from start: NodeLink, _ visit: (NodeLink) -> Void) {
+        _ = walkPublished(from: start, checking: nil) { link in
+            visit(link)
+            return link.withNode { $0.publishedParents }
+        }
+    }
+
+    /// `walkPublished` for a walk that may stop: `visit` reads each node and returns
+    /// the parents it read, or nil to stop the walk (the result is then false). With
+    /// `checking` (the link sequence's word and the value the walk began with), the
+    /// parents a node gave are followed only while the sequence still holds that
+    /// value, so that links of different times never lead the walk on (see
+    /// `GraphLock.linkSequence`); the walk is false as soon as it does not.
+    static func walkPublished(
+        from start: NodeLink, checking sequence: (word: UnsafeMutableRawPointer, value: UInt)?,
+        _ visit: (NodeLink) -> NodeList.Shape?
+    ) -> Bool {
         var visited = Set<NodeLink>()
         var stack: [NodeLink] = [start]
         var parents: [NodeLink] = []
         while let link = stack.popLast() {
             guard visited.insert(link).inserted else { continue }
-            visit(link)
-            let shape = link.withNode { $0.publishedParents }
+            guard let shape = visit(link) else { return false }
+            if let sequence, AtomicWord.load(sequence.word) != sequence.value { return false }
             parents.removeAll(keepingCapacity: true)
             shape.forEachPublishedLink { parents.append($0) }
             for parent in parents.reversed() where !visited.contains(parent) { stack.append(parent) }
         }
+        return true
     }
 }

@@ -194,15 +194,24 @@ final class GraphLock: @unchecked Sendable {
     /// - Returns: The parity to give `unpinWithoutLock`.
     @inline(__always)
     func pinWithoutLock(stripe: Int) -> Int {
+        pinWithoutLock(counting: { lockFreePins(stripe, parity: $0) })
+    }
+
+    /// The Dekker-style pin of `pinWithoutLock` and `pinForDelivery`, counted in
+    /// `count(parity)`: counted in the parity of the epoch read, a full fence, the
+    /// epoch read again, and over again when it moved. A retry gives its count back
+    /// without reclaiming, which would run deinits (user code) in the middle of a
+    /// pin (for `pinForDelivery`, between a walk's collection and its check); a
+    /// later unpin, or the next writer, reclaims.
+    @inline(__always)
+    private func pinWithoutLock(counting count: (Int) -> UnsafeMutableRawPointer) -> Int {
         while true {
             let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
             let parity = Int(seen & 1)
-            _ = AtomicWord.add(lockFreePins(stripe, parity: parity), 1)
+            _ = AtomicWord.add(count(parity), 1)
             AtomicWord.fence()
             if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
-            // Given back without reclaiming, which would run deinits (user code) in
-            // the middle of a pin; a later unpin, or the next writer, reclaims.
-            _ = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
+            _ = AtomicWord.add(count(parity), -1)
         }
     }
 
@@ -222,17 +231,7 @@ final class GraphLock: @unchecked Sendable {
     /// table retired meanwhile allocated until the check is over.
     @inline(__always)
     func pinForDelivery(stripe: Int) -> Int {
-        while true {
-            let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
-            let parity = Int(seen & 1)
-            _ = AtomicWord.add(pins(stripe, parity: parity), 1)
-            AtomicWord.fence()
-            if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
-            // Given back without reclaiming: this runs between a walk's collection
-            // and its check, under its read pin, where no user code (a deinit) may
-            // run. The walk's own unpins, or the next writer, reclaim.
-            _ = AtomicWord.add(pins(stripe, parity: parity), -1)
-        }
+        pinWithoutLock(counting: { pins(stripe, parity: $0) })
     }
 
     /// Whether walks may collect without a lock, and how: 0 while anything that only
