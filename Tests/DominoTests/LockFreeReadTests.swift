@@ -85,6 +85,12 @@ struct LockFreeReadTests {
         #expect(DominoNode(label: "plain").wordsAreWhereReadersLook)
     }
 
+    @Test func aSlotsTableWordSitsWhereItsReadersLookForIt() {
+        // Readers find a slot's table word at a constant offset (right after its
+        // key); a field moved in front of it would make every look-up read the key.
+        #expect(Slot.tableOffset == MemoryLayout<Slot>.offset(of: \Slot.tableWord))
+    }
+
     @Test func aKeysFirstTableAtANodeMovesTheWalkSequenceAndLaterTablesDoNot() {
         // A walk without a lock checks again only the tables it found: a table
         // appearing where it found none must make it start over (see

@@ -88,35 +88,52 @@ enum Route {
 
     /// Walks down from `starts`: each start, then its descendants, depth-first
     /// pre-order, children in mount order and then the nodes whose responder chain
-    /// leads here, each node once across all starts (`visited` carries over between
-    /// calls). `visit` gets each node and its depth below its start.
+    /// leads here, each node once across all starts (`visited` starts empty).
+    /// `visit` gets each node and its depth below its start.
     ///
     /// Iterative, so a 100,000-deep chain does not overflow the stack. Only nodes
-    /// that can be reached twice go into `visited`: a start, and nodes with more
-    /// than one way up (any node reached twice has two parents, or is a start
-    /// reached again through a cycle). Lock held.
+    /// that can be reached twice go into `visited`: the starts when there are
+    /// several, every node once the graph may have cycles, and nodes with more than
+    /// one way up (without a cycle, a node reached twice has two ways up: a start
+    /// is a root, or the only start). Lock held.
     static func walkDown(from starts: [NodeLink], visited: inout Set<NodeLink>, _ visit: (DominoNode, Int) -> Void) {
-        var stack: [(link: NodeLink, depth: Int)] = []
-        walkDown(from: starts, visited: &visited, stack: &stack, visit)
+        var stack = ScratchList<DownStep>()
+        defer { stack.deallocate() }
+        walkDown(from: starts, visited: &visited, stack: &stack) { node, depth, _ in
+            visit(node, depth)
+            return 0
+        }
     }
 
-    /// `walkDown` with its stack given, so that a walk can reuse one (left empty).
+    /// A node a walk down is to visit: its depth below its start, and what its
+    /// parent in the walk handed down to it.
+    typealias DownStep = (link: NodeLink, depth: Int, inherited: Int)
+
+    /// `walkDown` with its stack given, so that a walk can reuse one (left empty),
+    /// and with a value handed down the walk's tree: `visit` gets what the node's
+    /// parent in the walk returned (-1 for a start) and returns what the node's own
+    /// children get. (What walks down need per node, the nearest ancestor stage,
+    /// without a stack of open stages to pop at each node: measured, 35
+    /// instructions a node of a broadcast.)
     static func walkDown(
-        from starts: [NodeLink], visited: inout Set<NodeLink>, stack: inout [(link: NodeLink, depth: Int)],
-        _ visit: (DominoNode, Int) -> Void
+        from starts: [NodeLink], visited: inout Set<NodeLink>, stack: inout ScratchList<DownStep>,
+        _ visit: (DominoNode, Int, Int) -> Int
     ) {
-        for start in starts.reversed() { stack.append((start, 0)) }
+        for start in starts.reversed() { stack.append((start, 0, -1)) }
         // With a cycle, a start can be reached again from below: mark everything.
         let markAll = graphMayHaveCycles
-        while let (link, depth) = stack.popLast() {
+        // Without one, a lone start cannot (marking it cost every broadcast and
+        // raise a hash, an insertion and emptying the set: 160 instructions).
+        let markStarts = starts.count > 1
+        while let (link, depth, inherited) = stack.popLast() {
             link.withNode { node in
-                let reachableTwice = markAll || depth == 0 || node.parentLinks.isMultiple
+                let reachableTwice = markAll || (depth == 0 && markStarts) || node.parentLinks.isMultiple
                     || (node.responderLink?.successor != nil && !node.parentLinks.isEmpty)
                 if reachableTwice && !visited.insert(link).inserted { return }
-                visit(node, depth)
+                let handedDown = visit(node, depth, inherited)
                 // Pushed in reverse so that they pop in order: mounted children, then followers.
-                node.responderLink?.followers.forEachLinkReversed { stack.append(($0, depth + 1)) }
-                node.childLinks.forEachLinkReversed { stack.append(($0, depth + 1)) }
+                node.responderLink?.followers.forEachLinkReversed { stack.append(($0, depth + 1, handedDown)) }
+                node.childLinks.forEachLinkReversed { stack.append(($0, depth + 1, handedDown)) }
             }
         }
     }

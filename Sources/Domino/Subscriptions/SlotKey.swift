@@ -290,7 +290,12 @@ struct Slot {
         UnsafeMutableRawPointer(slot) + tableOffset
     }
 
-    private static let tableOffset = MemoryLayout<Slot>.offset(of: \Slot.tableWord)!
+    /// The table word's offset in an entry: right after the key, the first stored
+    /// property (a test compares it with `MemoryLayout<Slot>.offset(of:)`). A
+    /// constant, where a `static let` of `offset(of:)` cost every access a
+    /// `swift_once` (two per post).
+    @inline(__always)
+    static var tableOffset: Int { MemoryLayout<SlotKey>.stride }
 
     /// The table, unless the entry is cleared. Lock held.
     @inline(__always)
