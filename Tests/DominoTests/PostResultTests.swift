@@ -33,6 +33,26 @@ struct PostResultTests {
         #expect(result.stopReason == .subscriber)
     }
 
+    @Test func postStoppedByTheOnlySubscriberOnItsRouteReportsItsNodeAndPlace() {
+        // The common post (one stage, nothing else) takes a path of its own.
+        let nodes = makeChain(5)
+        nodes[2].subscribe(Ping.self, on: .postingThread) { _, propagation in propagation.stopImmediately() }
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(result.deliveries == 1)
+        #expect(result.nodesVisited == 3)
+        #expect(result.stopReason == .subscriberImmediately)
+        #expect(result.stoppedAt == "n2")
+    }
+
+    @Test func postThatNobodyHandlesVisitsTheWholeRouteAndDeliversNothing() {
+        let nodes = makeChain(4)
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(result.deliveries == 0)
+        #expect(result.nodesVisited == 4)
+        #expect(result.stopReason == nil)
+        #expect(!result.wasDelivered)
+    }
+
     @Test func postStoppedInTheCapturePhaseVisitsTheNodesFromTheOutermostDown() {
         let nodes = makeChain(5)
         nodes[3].subscribe(Ping.self, phase: .capture, on: .postingThread) { _, propagation in propagation.stop() }

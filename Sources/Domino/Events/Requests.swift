@@ -14,12 +14,15 @@ extension DominoNode {
     ///
     /// - Returns: The first answer, or nil when nobody on the route answered (reported
     ///   when ``Diagnostics/reportsUnansweredRequests`` is on).
+    @inlinable
     public func request<R: Request>(_ request: R) throws(R.Failure) -> R.Response? {
+        var answer: R.Response?
         do {
-            return try ask(request)
+            try ask(request, into: &answer)
         } catch {
             throw Self.requestFailure(error, of: R.self)
         }
+        return answer
     }
 
     /// Registers a nonisolated responder for requests of type `R` made here or
