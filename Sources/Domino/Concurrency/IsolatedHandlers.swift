@@ -218,13 +218,29 @@ extension DominoNode {
     /// ```swift
     /// domino.respond(to: FetchChannelID.self) { _ in channelID }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func respond<R: Request>(
         to type: R.Type,
         isolation: isolated (any Actor) = #isolation,
         _ answer: @escaping (R) throws -> R.Response?
     ) -> Subscription {
-        add(IsolatedResponder<R>(isolation: isolation, owner: nil) { _, request in try answer(request) }, for: .of(R.self))
+        // Inlinable, so that the optional answer is tested where `R` is known (see
+        // `ClosureResponder`).
+        addResponder(to: type, isolation: isolation, owner: nil) { _, request, response in
+            response = try answer(request)
+            return response != nil
+        }
+    }
+
+    /// The isolated `respond` forms with their closure made: registers it.
+    @usableFromInline
+    func addResponder<R: Request>(
+        to type: R.Type,
+        isolation: isolated (any Actor),
+        owner: AnyObject?,
+        _ answer: @escaping (AnyObject?, R, inout R.Response?) throws -> Bool
+    ) -> Subscription {
+        add(IsolatedResponder<R>(isolation: isolation, owner: owner, body: answer), for: .of(R.self))
     }
 
     /// Registers a responder on behalf of `owner`, held weakly and passed in; it
@@ -235,16 +251,17 @@ extension DominoNode {
     ///     controller.channelID
     /// }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func respond<R: Request, Owner: AnyObject & Sendable>(
         to type: R.Type,
         owner: Owner,
         isolation: isolated (any Actor) = #isolation,
         _ answer: @escaping (Owner, R) throws -> R.Response?
     ) -> Subscription {
-        add(IsolatedResponder<R>(isolation: isolation, owner: owner) { owner, request in
-            try answer(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), request)
-        }, for: .of(R.self))
+        addResponder(to: type, isolation: isolation, owner: owner) { owner, request, response in
+            response = try answer(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), request)
+            return response != nil
+        }
     }
 }
 
@@ -467,14 +484,14 @@ final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payloa
 
 /// A responder written in isolated code (see ``HandlerIsolation``).
 final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
-    /// Throws only `R.Failure`.
-    private let body: (AnyObject?, R) throws -> R.Response?
+    /// Throws only `R.Failure` (see `ClosureResponder.body`).
+    private let body: (AnyObject?, R, inout R.Response?) throws -> Bool
     private weak var owner: AnyObject?
     private let ownerBound: Bool
     private let ownerID: ObjectIdentifier?
     private let isolation: HandlerIsolation
 
-    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R) throws -> R.Response?) {
+    init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R, inout R.Response?) throws -> Bool) {
         self.isolation = HandlerIsolation(isolation)
         self.body = body
         self.owner = owner
@@ -522,7 +539,6 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     private func answerHere(_ request: R, into answer: inout R.Response?) throws -> Answering {
         let liveOwner = owner
         if ownerBound && liveOwner == nil { return .ownerGone }
-        answer = try body(liveOwner, request)
-        return answer == nil ? .declined : .answered
+        return try body(liveOwner, request, &answer) ? .answered : .declined
     }
 }

@@ -40,11 +40,26 @@ extension DominoNode {
     /// ```swift
     /// rootNode.respond(to: FetchChannelID.self, on: .postingThread) { _ in "channel-42" }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func respond<R: Request>(
         to type: R.Type,
         on mode: DeliveryMode,
         _ answer: @escaping @Sendable (R) throws -> R.Response?
+    ) -> Subscription {
+        // Inlinable, so that the optional answer is tested where `R` is known (see
+        // `ClosureResponder`).
+        addResponder(to: type, on: mode) { request, response in
+            response = try answer(request)
+            return response != nil
+        }
+    }
+
+    /// `respond(to:on:_:)` with its closure made: registers it.
+    @usableFromInline
+    func addResponder<R: Request>(
+        to type: R.Type,
+        on mode: DeliveryMode,
+        _ answer: @escaping @Sendable (R, inout R.Response?) throws -> Bool
     ) -> Subscription {
         mode.prepare()
         return add(ClosureResponder<R>(mode: mode, body: answer), for: .of(R.self))
@@ -58,12 +73,26 @@ extension DominoNode {
     ///     session.channelID
     /// }
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func respond<R: Request, Owner: AnyObject & Sendable>(
         to type: R.Type,
         owner: Owner,
         on mode: DeliveryMode,
         _ answer: @escaping @Sendable (Owner, R) throws -> R.Response?
+    ) -> Subscription {
+        addResponder(to: type, owner: owner, on: mode) { owner, request, response in
+            response = try answer(owner, request)
+            return response != nil
+        }
+    }
+
+    /// `respond(to:owner:on:_:)` with its closure made: registers it.
+    @usableFromInline
+    func addResponder<R: Request, Owner: AnyObject & Sendable>(
+        to type: R.Type,
+        owner: Owner,
+        on mode: DeliveryMode,
+        _ answer: @escaping @Sendable (Owner, R, inout R.Response?) throws -> Bool
     ) -> Subscription {
         mode.prepare()
         return add(OwnedResponder<R, Owner>(mode: mode, owner: owner, body: answer), for: .of(R.self))

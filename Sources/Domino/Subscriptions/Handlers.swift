@@ -163,30 +163,34 @@ enum Answering {
     case notHere
 }
 
+/// A responder's closure as `respond` makes it where it is compiled (it is
+/// inlinable): it writes the user's answer into the walk's `R.Response?` and says
+/// whether it answered. Tested there, the optional is of a known type; tested in
+/// this unspecialized code, it cost every answer a generic metadata look-up
+/// (measured: about 310 instructions a request).
 final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
     /// Throws only `R.Failure` (see `respond(to:on:_:)`).
-    let body: @Sendable (R) throws -> R.Response?
+    let body: @Sendable (R, inout R.Response?) throws -> Bool
 
-    init(mode: DeliveryMode, body: @escaping @Sendable (R) throws -> R.Response?) {
+    init(mode: DeliveryMode, body: @escaping @Sendable (R, inout R.Response?) throws -> Bool) {
         self.body = body
         super.init(mode: mode)
     }
 
     override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         if !answersHere { return .notHere }
-        answer = try body(request)
-        return answer == nil ? .declined : .answered
+        return try body(request, &answer) ? .answered : .declined
     }
 }
 
 final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R>, @unchecked Sendable {
     weak var owner: Owner?
-    /// Throws only `R.Failure`.
-    let body: @Sendable (Owner, R) throws -> R.Response?
+    /// Throws only `R.Failure` (see `ClosureResponder.body`).
+    let body: @Sendable (Owner, R, inout R.Response?) throws -> Bool
 
     private let ownerID: ObjectIdentifier
 
-    init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R) throws -> R.Response?) {
+    init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R, inout R.Response?) throws -> Bool) {
         self.owner = owner
         ownerID = ObjectIdentifier(owner)
         self.body = body
@@ -203,7 +207,6 @@ final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R
     override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         if !answersHere { return .notHere }
         guard let owner else { return .ownerGone }
-        answer = try body(owner, request)
-        return answer == nil ? .declined : .answered
+        return try body(owner, request, &answer) ? .answered : .declined
     }
 }
