@@ -144,7 +144,7 @@ extension DominoNode {
                     return answer
                 }
             }
-            if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
+            if plan.mayIntercept(at: index), Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) { return nil }
         }
         wentUnanswered(eventName, plan: plan)
         return nil

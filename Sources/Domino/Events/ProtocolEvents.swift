@@ -131,7 +131,7 @@ extension DominoNode {
                 "The target subscribed to \(ProtocolEvent<Target>(method: nil, isRequest: false)) at \(self) is a \(receiver.targetTypeName), not a class instance, so it cannot be held weakly; it is kept strongly until cancelled. Subscribe an object to have it held weakly."
             )
         }
-        return add(receiver, for: .of(ProtocolEvent<Target>.self))
+        return add(receiver, for: .ofProtocol(Target.self))
     }
 
     /// Posts a void protocol event: calls `method` on every target of `protocol` on the
@@ -168,10 +168,11 @@ extension DominoNode {
         isolation: isolated (any Actor)? = #isolation,
         _ call: (Target) throws -> Void
     ) -> PostResult {
-        callTargets(ProtocolEvent<Target>(method: method, isRequest: false), from: isolation) { target, receiver -> Never? in
+        var none: Never?
+        return callTargets(ProtocolEvent<Target>(method: method, isRequest: false), from: isolation, into: &none) { target, receiver, _ in
             do { try call(target) } catch { receiver.reportThrown(error, isolation: isolation) }
-            return nil
-        }.result
+            return false
+        }
     }
 
     /// Posts a void protocol event to every target of `protocol` on the route, each
@@ -224,7 +225,7 @@ extension DominoNode {
         defer { thread.pointee.nesting -= 1 }
 
         var plan = Plan()
-        collect(.of(ProtocolEvent<Target>.self), into: &plan, thread: thread)
+        collect(.ofProtocol(Target.self), into: &plan, thread: thread)
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .posted, event: event.description, node: description))
         }
@@ -259,9 +260,12 @@ extension DominoNode {
         isolation: isolated (any Actor)? = #isolation,
         _ call: (Target) throws -> Answer?
     ) rethrows -> Answer? {
-        try callTargets(ProtocolEvent<Target>(method: method, isRequest: true), from: isolation) { target, _ in
-            try call(target)
-        }.answer
+        var answer: Answer?
+        _ = try callTargets(ProtocolEvent<Target>(method: method, isRequest: true), from: isolation, into: &answer) { target, _, answer in
+            answer = try call(target)
+            return answer != nil
+        }
+        return answer
     }
 
     /// Decides whether protocol events of `protocol` go further up from this node,
@@ -278,26 +282,31 @@ extension DominoNode {
         protocol: Target.Type,
         _ decide: @escaping @Sendable (ProtocolEvent<Target>) -> Interception
     ) -> Subscription {
-        add(Interceptor<ProtocolEvent<Target>>(body: decide), for: .of(ProtocolEvent<Target>.self))
+        add(Interceptor<ProtocolEvent<Target>>(body: decide), for: .ofProtocol(Target.self))
     }
 
     /// Walks the route for a protocol event, calling each target that lives where
     /// the caller runs: for a void method every one (`Answer` is `Never`), for a
     /// value-returning one until a target answers; a stage's interceptors run after
     /// its targets.
+    ///
+    /// `call` writes a target's answer into `answer` (nil on entry) and says
+    /// whether it answered: the walk never tests an `Answer?` itself, which in this
+    /// unspecialized code cost a look-up of its metadata per call.
     private func callTargets<Target, Answer>(
         _ event: ProtocolEvent<Target>,
         from isolation: (any Actor)?,
-        _ call: (Target, TargetReceiver<Target>) throws -> Answer?
-    ) rethrows -> (answer: Answer?, result: PostResult) {
+        into answer: inout Answer?,
+        _ call: (Target, TargetReceiver<Target>, inout Answer?) throws -> Bool
+    ) rethrows -> PostResult {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "\(event.isRequest ? "Requesting" : "Posting") \(event)") else {
-            return (nil, PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description))
+            return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
 
         var plan = Plan()
-        collect(.of(ProtocolEvent<Target>.self), into: &plan, thread: thread)
+        collect(.ofProtocol(Target.self), into: &plan, thread: thread)
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: event.isRequest ? .requested : .posted, event: event.description, node: description))
         }
@@ -318,24 +327,27 @@ extension DominoNode {
                     if receiver.isOrphaned { orphans.append(receiver) } else { skipped.append(receiver.placeName) }
                     continue
                 }
-                guard let target = receiver.target else {
+                var answered = false
+                let alive = try receiver.withTarget { target in
+                    calls += 1
+                    answered = try call(target, receiver, &answer)
+                }
+                guard alive else {
                     orphans.append(receiver)
                     continue
                 }
-                calls += 1
-                let answer = try call(target, receiver)
                 if !event.isRequest, stage.traced {
                     Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
                 }
-                if let answer {
+                if answered {
                     if stage.traced {
-                        Tracing.emit(TraceRecord(kind: .answered(String(describing: answer)), event: event.description, node: stage.nodeName))
+                        Tracing.emit(TraceRecord(kind: .answered(Self.describeAnswer(answer)), event: event.description, node: stage.nodeName))
                     }
-                    return (answer, PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: nil, stoppedAt: nil))
+                    return PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: nil, stoppedAt: nil)
                 }
             }
-            if Self.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
-                return (nil, PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: .interceptor, stoppedAt: stage.nodeName))
+            if plan.mayIntercept(at: index), Self.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
+                return PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: .interceptor, stoppedAt: stage.nodeName)
             }
         }
         if event.isRequest {
@@ -343,7 +355,7 @@ extension DominoNode {
         } else if calls == 0 && plan.originTraced {
             Tracing.emit(TraceRecord(kind: .unhandled, event: event.description, node: description))
         }
-        return (nil, PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort))
+        return PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort)
     }
 
     private func reportSkippedTargets<Target>(_ event: ProtocolEvent<Target>, _ places: [String]) {
@@ -415,12 +427,14 @@ struct TargetWalk<Target>: Sendable {
                     moving = [handler]
                     return
                 }
-                guard let target = receiver.target else {
+                let alive = receiver.withTarget { target in
+                    calls += 1
+                    do { try call(target) } catch { receiver.reportThrown(error, isolation: isolation) }
+                }
+                guard alive else {
                     orphans.append(receiver)
                     return
                 }
-                calls += 1
-                do { try call(target) } catch { receiver.reportThrown(error, isolation: isolation) }
                 if stage.traced {
                     Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
                 }
@@ -434,7 +448,7 @@ struct TargetWalk<Target>: Sendable {
                 let result = PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
                 return TargetWalkEnd(result: result, next: .moves(stage: index, pending: moving))
             }
-            if DominoNode.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
+            if plan.mayIntercept(at: index), DominoNode.requestIntercepted(event, at: index, of: plan, eventName: event.description) {
                 let result = PostResult(deliveries: calls, nodesVisited: stage.position, stopReason: .interceptor, stoppedAt: stage.nodeName)
                 return TargetWalkEnd(result: result, next: .done)
             }
@@ -492,6 +506,12 @@ final class MovedTargetWalk<Target>: @unchecked Sendable {
     }
 }
 
+/// A protocol target that is a value, held strongly by its receiver.
+final class TargetBox<Target>: @unchecked Sendable {
+    let value: Target
+    init(_ value: Target) { self.value = value }
+}
+
 /// A protocol target: an object held weakly (or, for a value, strongly) and called
 /// through the protocol, only where it lives (see `livesHere`). Never delivered by
 /// the generic walk: protocol events have a walk of their own, in place.
@@ -499,8 +519,10 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     private weak var object: AnyObject?
     /// The identity of `object`, taken when it was subscribed; nil for a value.
     private let objectID: ObjectIdentifier?
-    /// Set only for targets that are not class instances (see `holdsStrongly`).
-    private let value: Target?
+    /// Set only for targets that are not class instances (see `holdsStrongly`). In
+    /// a box, so that testing and reading it costs no look-up of `Target?`'s
+    /// metadata in the unspecialized walk.
+    private let valueBox: TargetBox<Target>?
     /// The isolation of the code that subscribed it; nil for a `Sendable` target with
     /// a mode.
     private let isolation: HandlerIsolation?
@@ -508,7 +530,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// A target subscribed from isolated code: it lives in that isolation.
     init(isolation: HandlerIsolation, target: Target) {
         self.isolation = isolation
-        (object, value) = Self.hold(target)
+        (object, valueBox) = Self.hold(target)
         objectID = object.map(ObjectIdentifier.init)
         super.init(delivery: isolation.delivery)
         track()
@@ -517,14 +539,14 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// A `Sendable` target that lives wherever `mode` runs.
     init(mode: DeliveryMode, target: Target) {
         isolation = nil
-        (object, value) = Self.hold(target)
+        (object, valueBox) = Self.hold(target)
         objectID = object.map(ObjectIdentifier.init)
         super.init(delivery: mode)
         track()
     }
 
-    private static func hold(_ target: Target) -> (AnyObject?, Target?) {
-        type(of: target as Any) is AnyClass ? (target as AnyObject, nil) : (nil, target)
+    private static func hold(_ target: Target) -> (AnyObject?, TargetBox<Target>?) {
+        type(of: target as Any) is AnyClass ? (target as AnyObject, nil) : (nil, TargetBox(target))
     }
 
     private func track() {
@@ -534,13 +556,13 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     }
 
     /// True when the target is a value, which cannot be held weakly.
-    var holdsStrongly: Bool { value != nil }
+    var holdsStrongly: Bool { valueBox != nil }
 
-    var targetTypeName: String { value.map { "\(type(of: $0 as Any))" } ?? "\(Target.self)" }
+    var targetTypeName: String { valueBox.map { "\(type(of: $0.value as Any))" } ?? "\(Target.self)" }
 
     override var payloadName: String { "\(Target.self)" }
 
-    override var isOrphaned: Bool { (value == nil && object == nil) || (isolation?.isGone ?? false) }
+    override var isOrphaned: Bool { (valueBox == nil && object == nil) || (isolation?.isGone ?? false) }
     override var boundObject: ObjectIdentifier? { objectID }
     override var boundObjectName: String { object.map { "The target \(type(of: $0))" } ?? "A target" }
 
@@ -558,13 +580,19 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// Where the target lives: `isolation`, or its mode when nil.
     var runsIn: HandlerIsolation? { isolation }
 
-    /// A strong reference to the target, or nil once it deallocated. Outside the lock:
-    /// the weak load may release the last reference.
-    var target: Target? {
-        if let value { return value }
-        guard let object else { return nil }
+    /// Calls `body` with the target; false, without calling it, when the target is
+    /// gone. Outside the lock: the weak load may release the last reference. (Not a
+    /// `Target?` property: in the unspecialized walk, each optional
+    /// target cost a look-up of its metadata, about 320 instructions a call.)
+    func withTarget(_ body: (Target) throws -> Void) rethrows -> Bool {
+        if let valueBox {
+            try body(valueBox.value)
+            return true
+        }
         // The object was stored as a `Target`, so the cast only recovers the witness table.
-        return object as? Target
+        guard let target = object as? Target else { return false }
+        try body(target)
+        return true
     }
 
     /// Never called: protocol events are not delivered by the generic walk.

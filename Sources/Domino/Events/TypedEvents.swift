@@ -112,7 +112,7 @@ extension DominoNode {
     /// containerNode.unsubscribe(protocol: ContentEvents.self)
     /// ```
     public func unsubscribe<Target>(protocol: Target.Type) {
-        removeSlot(.of(ProtocolEvent<Target>.self))
+        removeSlot(.ofProtocol(Target.self))
     }
 
     private func removeSlots<T>(of type: T.Type) {

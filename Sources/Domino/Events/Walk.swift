@@ -268,6 +268,13 @@ struct Plan: ~Copyable {
 
     /// True when the stages have group interceptors to consult.
     var hasGroups: Bool { extras.map { !$0.groups.isEmpty } ?? false }
+
+    /// True when stage `index` has interceptors, or the stages group interceptors:
+    /// tested before a generic `requestIntercepted` call, whose payload's metadata
+    /// a walk over a generic type (a protocol event) looks up at each call.
+    func mayIntercept(at index: Int) -> Bool {
+        stages[index].withTable { $0.hasInterceptors } || hasGroups
+    }
     /// The nodes collected along: the whole route (or subtree), whether or not the
     /// walk gets that far.
     var nodesVisited = 0
@@ -1063,7 +1070,7 @@ extension DominoNode {
                 if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: stage.nodeName) }
                 return
             }
-            if Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) {
+            if plan.mayIntercept(at: index), Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) {
                 if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "stopped at \(stage.nodeName) by an interceptor") }
                 return
             }

@@ -20,6 +20,16 @@ struct SlotKey: Hashable, Sendable {
         SlotKey(typeBits: UInt(bitPattern: ObjectIdentifier(type)), eventName: nil)
     }
 
+    /// The slot of protocol events of `Target` (a protocol's existential type):
+    /// keyed by `Target` itself rather than `ProtocolEvent<Target>`, whose metadata
+    /// an unspecialized walk looks up at every post (about 330 instructions). No
+    /// typed event or request has an existential type (existentials do not conform
+    /// to `Event` or `Request`), so the keys never meet.
+    @inline(__always)
+    static func ofProtocol<Target>(_ type: Target.Type) -> SlotKey {
+        .of(type)
+    }
+
     /// The slot of a node's group interceptors (``DominoNode/intercept(every:_:)``):
     /// below 8 and with no name, so it equals no type key and no named key.
     static let group = SlotKey(typeBits: 7, eventName: nil)
