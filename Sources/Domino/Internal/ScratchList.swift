@@ -34,6 +34,19 @@ struct ScratchList<Element> {
         count += 1
     }
 
+    /// Stores `element` at `index`, which is at most `count`: in place below it, else
+    /// appended. For a list that each walk overwrites from the start, so that it
+    /// need not be emptied (a thread's `stageNodes`).
+    @inline(__always)
+    mutating func set(_ element: Element, at index: Int) {
+        if index < count {
+            base.unsafelyUnwrapped[index] = element
+        } else {
+            precondition(index == count, "ScratchList.set past the end")
+            append(element)
+        }
+    }
+
     /// Doubles the capacity (16 at first), keeping the elements.
     @inline(never)
     private mutating func grow() {

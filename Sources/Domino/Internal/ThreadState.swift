@@ -26,8 +26,10 @@ struct ThreadState {
     /// The nodes of the stages after the first that a walk without a lock
     /// collected (see `DominoNode.collectPublished`): kept between walks, so that
     /// it allocates nothing in steady state. Only used between a collection and its
-    /// check, where no user code runs.
-    var stageNodes = StageNodes()
+    /// check, where no user code runs. A node per stage of the longest walk the
+    /// thread has made, never shrunk: each walk overwrites from the start
+    /// (`ScratchList.set(_:at:)`).
+    var stageNodes = ScratchList<NodeLink>()
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
@@ -96,41 +98,5 @@ struct ThreadState {
         state.initialize(to: ThreadState(stripe: stripe, isMainThread: Thread.isMainThread, nesting: 0))
         slot.set(UnsafeMutableRawPointer(state))
         return state
-    }
-}
-
-/// Plain memory for the nodes of a walk's stages, grown by doubling and never
-/// shrunk (a node pointer per stage of the longest walk the thread has made).
-struct StageNodes {
-    private var base: UnsafeMutablePointer<NodeLink>?
-    private var capacity = 0
-
-    /// Stores `link` at `index`, growing the memory when `index` is past it.
-    @inline(__always)
-    mutating func set(_ link: NodeLink, at index: Int) {
-        if index >= capacity { grow(past: index) }
-        base.unsafelyUnwrapped[index] = link
-    }
-
-    @inline(__always)
-    subscript(index: Int) -> NodeLink { base.unsafelyUnwrapped[index] }
-
-    @inline(never)
-    private mutating func grow(past index: Int) {
-        let grown = Swift.max(8, capacity * 2, index + 1)
-        let new = UnsafeMutablePointer<NodeLink>.allocate(capacity: grown)
-        if let base {
-            new.moveInitialize(from: base, count: capacity)
-            base.deallocate()
-        }
-        base = new
-        capacity = grown
-    }
-
-    /// Frees the memory (the thread is ending).
-    mutating func deallocate() {
-        base?.deallocate()
-        base = nil
-        capacity = 0
     }
 }
