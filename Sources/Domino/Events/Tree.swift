@@ -440,9 +440,9 @@ final class DownScratch {
             upStages.capacity, downStages.capacity, extras.largestCapacity
         )
         guard largest <= Self.keptCapacity else { return }
-        // Only the lists in use: emptying an empty one still costs a uniqueness
-        // check and a call of `replaceSubrange` (measured: 1,000 instructions a
-        // raise for the eleven lists, most of them empty).
+        // Arrays and sets only when in use: emptying an empty one still costs a
+        // uniqueness check and a call of `replaceSubrange`. (ScratchLists empty by
+        // setting their count.)
         if !visited.isEmpty { visited.removeAll(keepingCapacity: true) }
         stack.removeAll()
         openEnds.removeAll()

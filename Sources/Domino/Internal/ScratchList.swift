@@ -1,6 +1,7 @@
 /// A list of plain values (no reference-counted parts) in memory that its owner
-/// reuses from walk to walk and frees itself (`deallocate()`): what walks down keep
-/// per node (their stack, their open stages, each stage's depth and ancestor).
+/// reuses from walk to walk and frees itself (`deallocate()`): a plan's stages after
+/// the first, what walks down keep per node (their stack, the open interceptor
+/// ends, each stage's ancestor), and a thread's `stageNodes`.
 ///
 /// Not an `Array`: each append to an array checks that its buffer is unique, and
 /// each emptying that keeps the capacity calls `replaceSubrange` (measured on a
