@@ -91,6 +91,23 @@ struct LockFreeReadTests {
         #expect(Slot.tableOffset == MemoryLayout<Slot>.offset(of: \Slot.tableWord))
     }
 
+    @Test func aHandlersRemovalMarkSitsWhereWalksLookAndLeavesItsPositionAndEpoch() {
+        // Walks find a handler's removal mark at the object's first stored property
+        // (a lone handler has no storage entry to carry it); the mark shares that
+        // word with the handler's position, which writers keep changing.
+        let node = DominoNode()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        #expect(subscription.stateWordIsWhereReadersLook)
+        let epoch = subscription.publishedEpoch
+        graphLock.withExclusive { _ in subscription.position = 0x7FFF_FFFF }
+        #expect(!subscription.isRemoved)
+        graphLock.withExclusive { _ in subscription.markRemoved() }
+        #expect(subscription.isRemoved)
+        #expect(subscription.position == 0x7FFF_FFFF)
+        #expect(subscription.publishedEpoch == epoch)
+        graphLock.withExclusive { _ in subscription.position = 0 }
+    }
+
     @Test func aKeysFirstTableAtANodeMovesTheWalkSequenceAndLaterTablesDoNot() {
         // A walk without a lock checks again only the tables it found: a table
         // appearing where it found none must make it start over (see

@@ -32,6 +32,54 @@ struct UnsubscribeTests {
         #expect(log.entries == ["second"])
     }
 
+    @Test func aWalkHoldingALoneSubscribersTableFromBeforeItsCancelSkipsIt() throws {
+        // A subscriber alone in its slot has no storage entry to mark: its removal is
+        // marked on the handler, which a walk that collected the table earlier (on
+        // another thread, say) tests before calling it.
+        let node = DominoNode()
+        let log = Log<String>()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in log.append("called") }
+        var collected: HandlerTable?
+        graphLock.withShared { collected = node.slots.table(for: .of(Ping.self))?.takeUnretainedValue() }
+        let table = try #require(collected)
+        var reached: [Subscription] = []
+        HandlerTable.forEachBorrowed(in: table.subscribers) { reached.append($0); return true }
+        #expect(reached.count == 1)
+        subscription.cancel()
+        reached = []
+        HandlerTable.forEachBorrowed(in: table.subscribers) { reached.append($0); return true }
+        #expect(reached.isEmpty)
+        #expect(Array(table.subscribers).isEmpty)
+        #expect(log.entries.isEmpty)
+    }
+
+    @Test func aLoneSubscriberCancelledByAnEarlierHandlerOfTheSamePostIsNotCalled() {
+        // The parent's subscriber is alone in its slot; the walk collected the
+        // parent's table before the cancel and must still skip it.
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        let parentSubscription = nodes[1].subscribe(Ping.self, on: .postingThread) { _ in log.append("parent") }
+        nodes[0].subscribe(Ping.self, on: .postingThread) { _ in
+            log.append("child")
+            parentSubscription.cancel()
+        }
+        nodes[0].post(Ping(value: 1))
+        #expect(log.entries == ["child"])
+    }
+
+    @Test func aSlotsSecondAndThirdSubscribersJoinItsLoneFirstInOrderAndOutliveIt() {
+        let node = DominoNode()
+        let log = Log<String>()
+        let first = node.subscribe(Ping.self, on: .postingThread) { _ in log.append("first") }
+        node.subscribe(Ping.self, on: .postingThread) { _ in log.append("second") }
+        node.post(Ping(value: 1))
+        first.cancel()
+        node.subscribe(Ping.self, on: .postingThread) { _ in log.append("third") }
+        node.post(Ping(value: 2))
+        #expect(log.entries == ["first", "second", "second", "third"])
+        #expect(node.subscriptionCount == 2)
+    }
+
     @Test func unsubscribeTypeRemovesEveryHandlerOfThatTypeAtTheNode() {
         let nodes = makeChain(2)
         let log = Log<String>()

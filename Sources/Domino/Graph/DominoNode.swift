@@ -355,12 +355,11 @@ public final class DominoNode: @unchecked Sendable {
         // be the last release of a node waiting in its deinit (see `NodeLink`).
         guard let place = slots.place(holding: handler) else { return }
         if let bound = handler.boundObject { slots.withBound(at: place) { _, index in Slot.unindex(handler, boundTo: bound, in: &index) } }
-        // O(1): the table's storage marks the handler removed and stops owning it,
-        // and the handler waits for the walks that may borrow it.
-        let remaining = slots.table(at: place).removing(handler)
+        // The handler waits for the walks that may borrow it: the graveyard takes its
+        // reference before the storage gives up its own (which may be the last).
         graveyard.retire(handler)
-        // The graveyard's reference stands in for the storage's from here.
-        Unmanaged.passUnretained(handler).release()
+        // O(1): the table's storage marks the handler removed and stops owning it.
+        let remaining = slots.table(at: place).removing(handler)
         // Tables are immutable once published: walks read them outside the lock, so a
         // change always installs a new table (read-copy-update). Mutating in place when
         // the table looks uniquely referenced would be cheaper, but a reference-count

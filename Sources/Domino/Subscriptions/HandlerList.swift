@@ -19,15 +19,50 @@
 /// A walk that collected a view before a removal skips the removed handler if it
 /// reaches it afterwards; `Subscription.cancel()` documents that a walk already
 /// under way may or may not call it.
+///
+/// A list of one handler (most slots have one subscriber, or one responder) holds
+/// the handler itself instead of a storage of one entry: a 48-byte block fewer per
+/// such slot. Such a view is told by `end` 0 with `live` 1; its removal is marked
+/// on the handler (`Subscription.isRemoved`), which a walk tests before calling
+/// it, as it tests a storage entry's bit. The list's second handler moves both
+/// into a storage.
 struct HandlerList: @unchecked Sendable {
-    /// Nil while the list has never held a handler.
-    let storage: HandlerStorage?
-    /// The entries of `storage` this view covers, removed ones included.
+    /// A `HandlerStorage`, or the list's lone handler (a `Subscription`, when `end`
+    /// is 0 and `live` 1); nil while the list has never held a handler.
+    let storage: AnyObject?
+    /// The entries of `storage` this view covers, removed ones included; 0 for a
+    /// lone handler.
     let end: UInt32
     /// How many of them were live when the view was published.
     let live: UInt32
 
     static let empty = HandlerList(storage: nil, end: 0, live: 0)
+
+    /// A view of `handler` alone.
+    private init(lone handler: Subscription) {
+        self.init(storage: handler, end: 0, live: 1)
+    }
+
+    private init(storage: AnyObject?, end: UInt32, live: UInt32) {
+        self.storage = storage
+        self.end = end
+        self.live = live
+    }
+
+    /// True when the view holds a lone handler rather than a storage.
+    @inline(__always)
+    private var isLone: Bool { end == 0 && live != 0 }
+
+    /// The storage, for a view that has one (not `isLone`). Lock held.
+    private var handlerStorage: HandlerStorage? {
+        guard let storage, !isLone else { return nil }
+        return unsafeDowncast(storage, to: HandlerStorage.self)
+    }
+
+    /// The lone handler of a view that `isLone`.
+    private var loneHandler: Subscription {
+        unsafeDowncast(storage.unsafelyUnwrapped, to: Subscription.self)
+    }
 
     /// True when no handler was live when the view was published.
     var isEmpty: Bool { live == 0 }
@@ -43,23 +78,27 @@ struct HandlerList: @unchecked Sendable {
 
     /// A view with `handler` appended. Exclusive lock held.
     func appending(_ handler: Subscription) -> HandlerList {
-        if let storage, storage.used == end, Int(end) < storage.room {
+        if live == 0 { return HandlerList(lone: handler) }
+        if let storage = handlerStorage, storage.used == end, Int(end) < storage.room {
             storage.append(handler)
             return HandlerList(storage: storage, end: end + 1, live: live + 1)
         }
-        // Full, or never used: a fresh storage of the live handlers, with room.
+        // Full, or a lone handler: a fresh storage of the live handlers, with room.
         let liveCount = Int(live) + 1
-        let fresh = HandlerStorage.make(capacity: liveCount == 1 ? 1 : Self.room(for: liveCount))
+        let fresh = HandlerStorage.make(capacity: Self.room(for: liveCount))
         forEachLiveLocked { fresh.append($0) }
         fresh.append(handler)
         return HandlerList(storage: fresh, end: UInt32(fresh.used), live: UInt32(liveCount))
     }
 
-    /// A view without `handler`, which the caller checked with `contains`; the
-    /// caller retires `handler` (the storage no longer owns it). Exclusive lock held.
+    /// A view without `handler`, which the caller checked with `contains` and
+    /// retired first: the storage gives up its reference (a lone handler's view
+    /// holds it as any reference, released with the views). Exclusive lock held.
     func removing(_ handler: Subscription) -> HandlerList {
-        guard let storage else { return self }
+        handler.markRemoved()
+        guard let storage = handlerStorage else { return isLone ? .empty : self }
         storage.markRemoved(at: Int(handler.position))
+        Unmanaged.passUnretained(handler).release()
         let remaining = live - 1
         if remaining == 0 { return .empty }
         // Compact once removed entries outnumber live ones: each compaction copies at
@@ -75,7 +114,8 @@ struct HandlerList: @unchecked Sendable {
     /// True when this view holds `handler`, live. O(1): the handler knows its place.
     /// Lock held.
     func contains(_ handler: Subscription) -> Bool {
-        guard let storage, handler.position < end else { return false }
+        if isLone { return storage === handler }
+        guard let storage = handlerStorage, handler.position < end else { return false }
         return storage.entry(at: Int(handler.position)) == UnsafeRawPointer(Unmanaged.passUnretained(handler).toOpaque())
     }
 
@@ -92,6 +132,13 @@ struct HandlerList: @unchecked Sendable {
         // The storage's address as a bit pattern, not a reference: binding the
         // reference (`if let storage`) costs a retain and a release per list walked.
         guard let object = unsafeBitCast(storage, to: UnsafeMutableRawPointer?.self) else { return }
+        if end == 0 {
+            // A lone handler (a view with storage is never empty): the storage word
+            // is the handler.
+            let handler = Unmanaged<Subscription>.fromOpaque(object)
+            if !handler._withUnsafeGuaranteedRef({ $0.isRemoved }) { _ = handler._withUnsafeGuaranteedRef(body) }
+            return
+        }
         let entries = (object + HandlerStorage.entriesOffset).assumingMemoryBound(to: UnsafeRawPointer?.self)
         let end = Int(self.end)
         var index = 0
@@ -109,6 +156,8 @@ struct HandlerList: @unchecked Sendable {
     /// up its pin keeps (see `Plan.holdTables`). Taken while still pinned.
     func detachedCopy() -> HandlerList {
         guard storage != nil, live > 0 else { return .empty }
+        // A lone handler: the view holds it, as a copy of its own would.
+        if isLone { return loneHandler.isRemoved ? .empty : self }
         let fresh = HandlerStorage.make(capacity: Int(live), positioning: false)
         forEachLiveLocked { fresh.append($0) }
         return HandlerList(storage: fresh, end: UInt32(fresh.used), live: UInt32(fresh.used))
@@ -123,7 +172,11 @@ extension HandlerList: Sequence {
         var index = 0
 
         mutating func next() -> Subscription? {
-            guard let storage = list.storage else { return nil }
+            if list.isLone {
+                defer { index = 1 }
+                return index == 0 && !list.loneHandler.isRemoved ? list.loneHandler : nil
+            }
+            guard let storage = list.handlerStorage else { return nil }
             while index < Int(list.end) {
                 let raw = storage.entry(at: index)
                 index += 1

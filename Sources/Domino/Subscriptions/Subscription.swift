@@ -23,22 +23,28 @@
 /// subscriptions.forEach { $0.cancel() }
 /// ```
 public class Subscription: @unchecked Sendable, CustomStringConvertible {
-    /// The node holding this handler; nil once the subscription ended.
-    /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
-    /// deinit, so it never dangles.
-    @exclusivity(unchecked) var home: NodeLink?
-    /// Where the node's storage for its slot and role keeps this handler (see
-    /// `HandlerList`): what makes removing it O(1). Guarded by the exclusive lock.
-    @exclusivity(unchecked) var position: UInt32 = 0
+    // The word a walk without a lock reads (`isRemoved`): first, so that its address
+    // is a fixed offset from the object's (as a node's published words are), and
+    // never accessed by name after init (an access by name is one the thread
+    // sanitizer sees as a plain write racing with those readers). Bit 0 is set
+    // once the handler left its node; the rest is `position`. One word for both,
+    // because the fields before the subclasses' closure have no byte to spare: with
+    // a word of its own, a handler with a closure would take 72 bytes (an 80-byte
+    // block) rather than 64.
+    @exclusivity(unchecked) private var stateBits: UInt32 = 0
     /// The low 32 bits of the graph lock's epoch when the handler was added to its
     /// node, under the exclusive lock: once removed, it waits only for walks that
     /// may have borrowed it (see `GraphLock`), as a table does. 32 bits, beside
-    /// `position`, so that the fields end before the subclasses' closure at 48
+    /// `stateBits`, so that the fields end before the subclasses' closure at 48
     /// bytes and a handler with a closure takes 64 (80 with the full word, which
     /// the allocator rounds to 96). The low bits can misjudge a handler retired
     /// exactly a multiple of 2^32 epochs after it was added as young, which only a
     /// walk pinned for four billion epochs could notice.
     @exclusivity(unchecked) var publishedEpoch: UInt32 = 0
+    /// The node holding this handler; nil once the subscription ended.
+    /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
+    /// deinit, so it never dangles.
+    @exclusivity(unchecked) var home: NodeLink?
     /// Where notifications run; nil means the node's, else the global, default.
     let delivery: DeliveryMode?
     let role: HandlerRole
@@ -57,6 +63,39 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// True for handlers written in another actor's code: the walk's call only
     /// enqueues them there, so it counts them as scheduled. Set once, in init.
     var hopsToActor = false
+
+    /// Where `stateBits` is.
+    @inline(__always)
+    private var stateWord: UnsafeMutableRawPointer { firstStoredProperty(of: self) }
+
+    /// Where the node's storage for its slot and role keeps this handler (see
+    /// `HandlerList`): what makes removing it O(1). Written under the exclusive lock
+    /// (atomically, beside the removal bit that walks read); 31 bits, so a storage
+    /// would need two billion entries (16 GB of them) to run out.
+    var position: UInt32 {
+        get { AtomicWord.load32(stateWord) >> 1 }
+        set { AtomicWord.storeReleasing32(stateWord, newValue &<< 1 | AtomicWord.load32(stateWord) & 1) }
+    }
+
+    /// True once the handler left its node (cancelled, removed, or its node gone): an
+    /// acquiring load, safe for a walk that borrows the handler from a table it
+    /// pinned. What a walk checks for a handler that a list holds alone (see
+    /// `HandlerList`), where no storage entry carries the mark.
+    @inline(__always)
+    var isRemoved: Bool { AtomicWord.load32(stateWord) & 1 != 0 }
+
+    /// Sets `isRemoved`. Exclusive lock held, when the handler leaves its node's
+    /// table.
+    func markRemoved() {
+        AtomicWord.storeReleasing32(stateWord, AtomicWord.load32(stateWord) | 1)
+    }
+
+    /// True when `stateBits` sits where `stateWord` looks for it (a test's check: a
+    /// field moved in front of it would make walks read another field's bits).
+    var stateWordIsWhereReadersLook: Bool {
+        let address = stateWord
+        return withUnsafeMutablePointer(to: &stateBits) { UnsafeMutableRawPointer($0) == address }
+    }
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
         self.role = role
