@@ -52,9 +52,9 @@ struct DuplicateSubscriptionTests {
         #expect(diagnostics.isEmpty)
     }
 
-    /// Slots with few handlers scan them; slots with more than `Slot.scanLimit`
+    /// Slots with few handlers scan them; slots with more than `HandlerList.scanLimit`
     /// index them: these tests run with the slot in either state.
-    static let fillers = [0, Slot.scanLimit + 4]
+    static let fillers = [0, HandlerList.scanLimit + 4]
 
     /// Subscribes `count` other owners (kept alive by the returned array) at `node`.
     private func fill(_ node: DominoNode, with count: Int) -> [Host] {
@@ -91,9 +91,24 @@ struct DuplicateSubscriptionTests {
         #expect(diagnostics.isEmpty)
     }
 
+    @Test func anOwnerIndexedBeforeItsListMovedToLargerStorageIsFoundWhenSubscribedAgain() {
+        // The index of bound handlers lives in the list's storage; a list that grows
+        // moves to a fresh storage, whose index is rebuilt from the handlers.
+        let node = DominoNode()
+        var others = fill(node, with: HandlerList.scanLimit + 4)
+        let owner = Host("owner")
+        node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        others += fill(node, with: 200)
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(diagnostics.map(\.code) == [.duplicateSubscription])
+        withExtendedLifetime(others) {}
+    }
+
     @Test(
         .disabled(if: addressSanitizerIsActive, "the address sanitizer's quarantine never hands a freed address out again, so no owner can reuse one"),
-        arguments: [Slot.scanLimit / 2, 200]
+        arguments: [HandlerList.scanLimit / 2, 200]
     ) func aNewOwnerAtTheAddressOfADeadOneIsNotADuplicate(owners: Int) {
         // Owners die without a post to purge their subscriptions, so each new owner
         // may take the address of one whose subscription is still in the slot.

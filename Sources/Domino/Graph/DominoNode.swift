@@ -315,11 +315,10 @@ public final class DominoNode: @unchecked Sendable {
             handler.home = NodeLink(self)
             handler.publishedEpoch = UInt32(truncatingIfNeeded: graphLock.currentEpoch)
             let table = slots.table(for: key)?.takeUnretainedValue() ?? HandlerTable(of: self)
-            let place = slots.install(table.adding(handler), for: key, &graveyard)
+            let updated = table.adding(handler)
+            _ = slots.install(updated, for: key, &graveyard)
             guard let bound else { return [] }
-            return slots.withBound(at: place) { table, index in
-                Slot.handlers(in: table, bound: &index, boundTo: bound, besides: handler)
-            }
+            return updated.list(of: handler.role).handlers(boundTo: bound, besides: handler)
         }
         if !earlier.isEmpty { reportDuplicate(handler, of: earlier, in: key) }
         return handler
@@ -334,10 +333,8 @@ public final class DominoNode: @unchecked Sendable {
         guard earlier.contains(where: { !$0.isOrphaned }) else {
             graphLock.withExclusive { _ in
                 // The slot may have lost its handlers since (its entry stays, cleared).
-                guard let place = slots.place(of: key), slots.table(for: key) != nil else { return }
-                slots.withBound(at: place) { _, index in
-                    for stale in earlier { Slot.replace(stale, with: handler, in: &index) }
-                }
+                guard let table = slots.table(for: key)?.takeUnretainedValue() else { return }
+                for stale in earlier { table.list(of: handler.role).replaceBound(stale, with: handler) }
             }
             return
         }
@@ -354,7 +351,6 @@ public final class DominoNode: @unchecked Sendable {
         // No closure over `self` here: its retain and release, under the lock, could
         // be the last release of a node waiting in its deinit (see `NodeLink`).
         guard let place = slots.place(holding: handler) else { return }
-        if let bound = handler.boundObject { slots.withBound(at: place) { _, index in Slot.unindex(handler, boundTo: bound, in: &index) } }
         // The handler waits for the walks that may borrow it: the graveyard takes its
         // reference before the storage gives up its own (which may be the last).
         graveyard.retire(handler)

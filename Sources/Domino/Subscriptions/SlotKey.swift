@@ -277,19 +277,6 @@ struct Slot {
     /// no handlers left. Written with releasing stores: readers without a lock load
     /// it atomically (see `SlotStore.publishedTable(for:)`).
     fileprivate(set) var tableWord: UInt
-    /// The slot's handlers bound to an object (an owner, a protocol target), by
-    /// that object's identity, once the slot holds more than `scanLimit` handlers of
-    /// a role: what finds a second subscription of the same object in one look-up,
-    /// however many the slot holds. Below that, a scan of the role's list costs less
-    /// than hashing (measured on a slot of 11 owner-bound subscribers: a
-    /// subscribe-and-cancel took 12,195 instructions without the check, 13,300 with
-    /// an index for every slot, 12,610 with this scan). One handler per object is
-    /// indexed. The writers' own: readers never look at it.
-    var bound: [ObjectIdentifier: Subscription]?
-
-    /// How many handlers of a role a slot scans before it indexes them.
-    static let scanLimit = 16
-
     /// An entry holding `table` retained.
     init(key: SlotKey, table: HandlerTable) {
         self.key = key
@@ -318,64 +305,4 @@ struct Slot {
     /// The table of an entry that is not cleared. Lock held.
     @inline(__always)
     var table: HandlerTable { unmanagedTable.unsafelyUnwrapped.takeUnretainedValue() }
-
-    /// Where the `bound` index of the entry at `slot` is: writers change it through
-    /// this pointer, never by passing the whole entry `inout` (the thread sanitizer
-    /// would see that as a write of the table word, which readers without a lock load).
-    @inline(__always)
-    static func boundAddress(of slot: UnsafeMutablePointer<Slot>) -> UnsafeMutablePointer<[ObjectIdentifier: Subscription]?> {
-        (UnsafeMutableRawPointer(slot) + boundOffset).assumingMemoryBound(to: Optional<[ObjectIdentifier: Subscription]>.self)
-    }
-
-    private static let boundOffset = MemoryLayout<Slot>.offset(of: \Slot.bound)!
-
-    /// The active handlers bound to `object` other than `handler`, just added to
-    /// `table`, whose slot's index is `bound`: the earlier subscriptions of the same
-    /// object, or of dead objects whose address `object` reuses (the caller tells them
-    /// apart outside the lock). Usually none. Exclusive lock held.
-    static func handlers(
-        in table: HandlerTable, bound: inout [ObjectIdentifier: Subscription]?,
-        boundTo object: ObjectIdentifier, besides handler: Subscription
-    ) -> [Subscription] {
-        if bound == nil {
-            let list = table.list(of: handler.role)
-            if list.count <= Self.scanLimit {
-                var found: [Subscription] = []
-                HandlerTable.forEachBorrowed(in: list) { other in
-                    if other !== handler, other.boundObject == object, other.home != nil { Self.keep(other, in: &found) }
-                    return true
-                }
-                return found
-            }
-            // The last handler of each object wins: of a dead object's and a live
-            // one's at the same address, the live one came later.
-            var index: [ObjectIdentifier: Subscription] = [:]
-            for other in list where other !== handler {
-                if let id = other.boundObject { index[id] = other }
-            }
-            bound = index
-        }
-        if let earlier = bound?[object], earlier.home != nil { return [earlier] }
-        bound?[object] = handler
-        return []
-    }
-
-    /// Appends a borrowed handler: only this rare path pays for the retain.
-    @inline(never)
-    private static func keep(_ handler: Subscription, in list: inout [Subscription]) {
-        list.append(handler)
-    }
-
-    /// Removes `handler` from the index `bound`, if the slot has one. Exclusive lock
-    /// held.
-    static func unindex(_ handler: Subscription, boundTo object: ObjectIdentifier, in bound: inout [ObjectIdentifier: Subscription]?) {
-        if bound?[object] === handler { bound?[object] = nil }
-    }
-
-    /// Indexes `handler` in place of `stale` in `bound`, if the index holds it.
-    /// Exclusive lock held.
-    static func replace(_ stale: Subscription, with handler: Subscription, in bound: inout [ObjectIdentifier: Subscription]?) {
-        guard let object = handler.boundObject, bound?[object] === stale, handler.home != nil else { return }
-        bound?[object] = handler
-    }
 }

@@ -165,15 +165,6 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         return UnsafeRawPointer(bitPattern: word).map { Unmanaged.fromOpaque($0) }
     }
 
-    /// Runs `body` with the table and the index of bound handlers of the entry at
-    /// `place` (not cleared), for a writer. Exclusive lock held.
-    @inline(__always)
-    func withBound<R>(at place: Int, _ body: (HandlerTable, inout [ObjectIdentifier: Subscription]?) throws -> R) rethrows -> R {
-        try withUnsafeMutablePointerToElements { slots in
-            try body(slots[place].table, &Slot.boundAddress(of: slots + place).pointee)
-        }
-    }
-
     /// The entry at `place`, read under the lock.
     @inline(__always)
     subscript(place: Int) -> Slot {
@@ -198,7 +189,6 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         withUnsafeMutablePointers { header, slots in
             guard let previous = slots[place].unmanagedTable else { return nil }
             AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), 0)
-            Slot.boundAddress(of: slots + place).pointee = nil
             header.pointee.live = header.pointee.live - 1
             return previous.takeRetainedValue()
         }
@@ -229,7 +219,6 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
         let copy = Self.make(capacity: max(capacity, live))
         forEachLive { slot in
             copy.append(slot.key, slot.table)
-            copy.withBound(at: copy.count - 1) { _, bound in bound = slot.bound }
         }
         return copy
     }
@@ -392,12 +381,6 @@ struct NodeSlotsRef {
     /// The place of `key`'s entry (cleared or not), if the store has one. Lock held.
     func place(of key: SlotKey) -> Int? {
         withStore { $0.place(of: key) } ?? nil
-    }
-
-    /// Runs `body` with the table and the index of bound handlers of the entry at
-    /// `place` (not cleared). Exclusive lock held.
-    func withBound<R>(at place: Int, _ body: (HandlerTable, inout [ObjectIdentifier: Subscription]?) throws -> R) rethrows -> R {
-        try withStore { try $0.withBound(at: place, body) }!
     }
 
     /// The key of the entry at `place`. Lock held.
