@@ -91,21 +91,43 @@ struct LockFreeReadTests {
         #expect(Slot.tableOffset == MemoryLayout<Slot>.offset(of: \Slot.tableWord))
     }
 
-    @Test func aHandlersRemovalMarkSitsWhereWalksLookAndLeavesItsPositionAndEpoch() {
-        // Walks find a handler's removal mark at the object's first stored property
-        // (a lone handler has no storage entry to carry it); the mark shares that
-        // word with the handler's position, which writers keep changing.
+    @Test func aHandlersPackedWordKeepsEachFactWhileWritersChangeItsPositionAndRemoval() {
+        // Walks find a handler's removal mark, role and mode in the object's first
+        // stored property (a lone handler has no storage entry to carry the mark);
+        // writers change the position packed beside them.
         let node = DominoNode()
-        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        let subscription = node.respond(to: Ask.self, on: .mainThread) { _ in "answer" }
         #expect(subscription.stateWordIsWhereReadersLook)
         let epoch = subscription.publishedEpoch
-        graphLock.withExclusive { _ in subscription.position = 0x7FFF_FFFF }
+        graphLock.withExclusive { _ in subscription.position = Subscription.unrecordedPosition - 1 }
         #expect(!subscription.isRemoved)
+        #expect(subscription.role == .responder)
+        #expect(subscription.modeCode == .mainThread)
         graphLock.withExclusive { _ in subscription.markRemoved() }
         #expect(subscription.isRemoved)
-        #expect(subscription.position == 0x7FFF_FFFF)
+        #expect(subscription.position == Subscription.unrecordedPosition - 1)
+        #expect(subscription.role == .responder)
+        #expect(subscription.runsOnMainThread)
+        // A place too large to record is recorded as "unrecorded".
+        graphLock.withExclusive { _ in subscription.position = .max }
+        #expect(subscription.position == Subscription.unrecordedPosition)
+        #expect(subscription.isRemoved && subscription.role == .responder)
         #expect(subscription.publishedEpoch == epoch)
-        graphLock.withExclusive { _ in subscription.position = 0 }
+    }
+
+    @Test func aHandlerWhosePlaceWasTooLargeToRecordIsFoundByAScanWhenCancelled() {
+        let node = DominoNode()
+        let log = Log<String>()
+        node.subscribe(Ping.self, on: .postingThread) { _ in log.append("first") }
+        let middle = node.subscribe(Ping.self, on: .postingThread) { _ in log.append("middle") }
+        node.subscribe(Ping.self, on: .postingThread) { _ in log.append("last") }
+        // As a list of 16 million handlers would leave its later ones.
+        graphLock.withExclusive { _ in middle.position = Subscription.unrecordedPosition }
+        middle.cancel()
+        node.post(Ping(value: 1))
+        #expect(log.entries == ["first", "last"])
+        #expect(node.subscriptionCount == 2)
+        #expect(!middle.isActive)
     }
 
     @Test func aKeysFirstTableAtANodeMovesTheWalkSequenceAndLaterTablesDoNot() {

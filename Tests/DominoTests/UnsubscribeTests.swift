@@ -53,6 +53,25 @@ struct UnsubscribeTests {
         #expect(log.entries.isEmpty)
     }
 
+    @Test func aWalksOwnCopyOfATableWhoseHandlersWereAllCancelledReachesNone() throws {
+        // A walk that moves to another thread keeps its own copy of each table
+        // (`detachedCopy`); copied after every handler of a list was cancelled, the
+        // copy must be an empty list, not an empty storage (read as a lone handler).
+        let node = DominoNode()
+        let first = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        let second = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        var collected: HandlerTable?
+        graphLock.withShared { collected = node.slots.table(for: .of(Ping.self))?.takeUnretainedValue() }
+        let table = try #require(collected)
+        first.cancel()
+        second.cancel()
+        let copy = table.detachedCopy()
+        var reached = 0
+        HandlerTable.forEachBorrowed(in: copy.subscribers) { _ in reached += 1; return true }
+        #expect(reached == 0)
+        #expect(copy.subscribers.isEmpty)
+    }
+
     @Test func aLoneSubscriberCancelledByAnEarlierHandlerOfTheSamePostIsNotCalled() {
         // The parent's subscriber is alone in its slot; the walk collected the
         // parent's table before the cancel and must still skip it.

@@ -153,6 +153,24 @@ extension DeliveryMode {
         return false
     }
 
+    /// The queue of a ``queue(_:)`` or ``operationQueue(_:)`` mode, else nil: what
+    /// `Subscription` keeps of a mode besides its code.
+    var queueObject: AnyObject? {
+        switch self {
+        case .queue(let queue): return queue
+        case .operationQueue(let queue): return queue
+        case .mainThread, .background, .postingThread: return nil
+        }
+    }
+
+    /// The mode of `queue`, an object `queueObject` returned: a ``queue(_:)`` or,
+    /// when `operationQueue`, an ``operationQueue(_:)`` mode.
+    static func queued(on queue: AnyObject, operationQueue: Bool) -> DeliveryMode {
+        operationQueue
+            ? .operationQueue(unsafeDowncast(queue, to: OperationQueue.self))
+            : .queue(unsafeDowncast(queue, to: DispatchQueue.self))
+    }
+
     /// Called when a mode is stored; marks dispatch queues for `isCurrent`.
     func prepare() {
         if case .queue(let queue) = self, queue.getSpecific(key: queueMarkerKey) == nil {

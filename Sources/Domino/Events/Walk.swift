@@ -900,9 +900,11 @@ extension DominoNode {
                 // A handler on this thread changed the graph during this walk: skip
                 // handlers it ended (cancelled, unsubscribed, their node gone).
                 if thread.pointee.writes != writes, !receiver.isAttached { return true }
-                let runsHere = receiver.runsOnPostingThread
-                    || (receiver.runsOnMainThread && thread.pointee.isMainThread)
-                    || (receiver.inheritsDelivery && stage.deliveryIsPostingThread)
+                // Most handlers name no mode: that test first.
+                let mode = receiver.modeBits
+                let runsHere = (mode == Subscription.ModeCode.inherits.bits && stage.deliveryIsPostingThread)
+                    || mode == Subscription.ModeCode.postingThread.bits
+                    || (mode == Subscription.ModeCode.mainThread.bits && thread.pointee.isMainThread)
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)
                 if runsHere {
                     if receiver.receive(value, &propagation) {

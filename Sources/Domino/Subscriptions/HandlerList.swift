@@ -96,8 +96,8 @@ struct HandlerList: @unchecked Sendable {
     /// holds it as any reference, released with the views). Exclusive lock held.
     func removing(_ handler: Subscription) -> HandlerList {
         handler.markRemoved()
-        guard let storage = handlerStorage else { return isLone ? .empty : self }
-        storage.markRemoved(at: Int(handler.position))
+        guard let storage = handlerStorage, let place = storage.place(of: handler, below: Int(end)) else { return isLone ? .empty : self }
+        storage.markRemoved(at: place)
         if let object = handler.boundObject { storage.unindex(handler, boundTo: object) }
         Unmanaged.passUnretained(handler).release()
         let remaining = live - 1
@@ -116,8 +116,7 @@ struct HandlerList: @unchecked Sendable {
     /// Lock held.
     func contains(_ handler: Subscription) -> Bool {
         if isLone { return storage === handler }
-        guard let storage = handlerStorage, handler.position < end else { return false }
-        return storage.entry(at: Int(handler.position)) == UnsafeRawPointer(Unmanaged.passUnretained(handler).toOpaque())
+        return handlerStorage?.place(of: handler, below: Int(end)) != nil
     }
 
     /// Calls `body` with each live handler, in order, retained. Lock held, or the view
@@ -134,8 +133,8 @@ struct HandlerList: @unchecked Sendable {
         // reference (`if let storage`) costs a retain and a release per list walked.
         guard let object = unsafeBitCast(storage, to: UnsafeMutableRawPointer?.self) else { return }
         if end == 0 {
-            // A lone handler (a view with storage is never empty): the storage word
-            // is the handler.
+            // A lone handler (a view with a storage always covers an entry: see
+            // `detachedCopy`): the storage word is the handler.
             let handler = Unmanaged<Subscription>.fromOpaque(object)
             if !handler._withUnsafeGuaranteedRef({ $0.isRemoved }) { _ = handler._withUnsafeGuaranteedRef(body) }
             return
@@ -219,6 +218,9 @@ struct HandlerList: @unchecked Sendable {
         if isLone { return loneHandler.isRemoved ? .empty : self }
         let fresh = HandlerStorage.make(capacity: Int(live), positioning: false)
         forEachLiveLocked { fresh.append($0) }
+        // All removed since the view was published: a view with a storage must not
+        // be empty (`end` 0 with a storage would read as a lone handler).
+        if fresh.used == 0 { return .empty }
         return HandlerList(storage: fresh, end: UInt32(fresh.used), live: UInt32(fresh.used))
     }
 }
@@ -328,6 +330,19 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
         withUnsafeMutablePointerToHeader { header in
             if header.pointee.bound?[object] === handler { header.pointee.bound?[object] = nil }
         }
+    }
+
+    /// Where `handler` is live among the first `end` entries, or nil: its recorded
+    /// `position`, or a scan for a place too large to record (only lists of 16
+    /// million handlers have such places; removing from them is then linear). Lock
+    /// held.
+    func place(of handler: Subscription, below end: Int) -> Int? {
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(handler).toOpaque())
+        let recorded = Int(handler.position)
+        guard recorded == Int(Subscription.unrecordedPosition) else {
+            return recorded < end && entry(at: recorded) == address ? recorded : nil
+        }
+        return (0..<end).first { entry(at: $0) == address }
     }
 
     /// Marks the entry at `index` removed; the storage stops owning it. Exclusive

@@ -23,71 +23,150 @@
 /// subscriptions.forEach { $0.cancel() }
 /// ```
 public class Subscription: @unchecked Sendable, CustomStringConvertible {
-    // The word a walk without a lock reads (`isRemoved`): first, so that its address
-    // is a fixed offset from the object's (as a node's published words are), and
-    // never accessed by name after init (an access by name is one the thread
-    // sanitizer sees as a plain write racing with those readers). Bit 0 is set
-    // once the handler left its node; the rest is `position`. One word for both,
-    // because the fields before the subclasses' closure have no byte to spare: with
-    // a word of its own, a handler with a closure would take 72 bytes (an 80-byte
-    // block) rather than 64.
+    // What a handler is, packed so that a handler with a closure takes 56 bytes (a
+    // 64-byte block): four words after the object's header, the closure the fifth.
+    // Each of a handler's one-byte facts as a field of its own (and its mode as a
+    // `DeliveryMode?`) took it to 64 bytes, an 80-byte block.
+    //
+    // `stateBits` is first, so that its address is a fixed offset from the
+    // object's (as a node's published words are), and never accessed by name after
+    // init (an access by name is one the thread sanitizer sees as a plain write
+    // racing with walks, which read it without a lock): bit 0 is `isRemoved`, bits
+    // 1-2 `role`, bit 3 `answersAsynchronously`, bit 4 `hopsToActor`, bits 5-7 the
+    // delivery mode's code (`ModeCode`), bits 8-31 `position`. Writers change it
+    // atomically, under the exclusive lock (or in init, before it is shared).
     @exclusivity(unchecked) private var stateBits: UInt32 = 0
     /// The low 32 bits of the graph lock's epoch when the handler was added to its
     /// node, under the exclusive lock: once removed, it waits only for walks that
     /// may have borrowed it (see `GraphLock`), as a table does. 32 bits, beside
-    /// `stateBits`, so that the fields end before the subclasses' closure at 48
-    /// bytes and a handler with a closure takes 64 (80 with the full word, which
-    /// the allocator rounds to 96). The low bits can misjudge a handler retired
-    /// exactly a multiple of 2^32 epochs after it was added as young, which only a
-    /// walk pinned for four billion epochs could notice.
+    /// `stateBits`, so that a handler keeps to four words. The low bits can misjudge
+    /// a handler retired exactly a multiple of 2^32 epochs after it was added as
+    /// young, which only a walk pinned for four billion epochs could notice.
     @exclusivity(unchecked) var publishedEpoch: UInt32 = 0
     /// The node holding this handler; nil once the subscription ended.
     /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
     /// deinit, so it never dangles.
     @exclusivity(unchecked) var home: NodeLink?
-    /// Where notifications run; nil means the node's, else the global, default.
-    let delivery: DeliveryMode?
-    let role: HandlerRole
-    /// `delivery` reduced to a byte, so that the hot path tests it without copying
-    /// the enum (and retaining its queue).
-    let runsOnPostingThread: Bool
-    /// True when `delivery` is `.mainThread`: a byte that lets the walk run a
-    /// main-actor handler in place on the main thread without copying the mode.
-    let runsOnMainThread: Bool
-    /// True when `delivery` is nil (the node's or global default applies).
-    let inheritsDelivery: Bool
-    /// True for async responders, which a synchronous request skips. Set once, in
-    /// init. Here rather than in the generic `Responder<R>`, whose stored properties
-    /// an unspecialized walk can only reach through a metadata look-up per call.
-    var answersAsynchronously = false
-    /// True for handlers written in another actor's code: the walk's call only
-    /// enqueues them there, so it counts them as scheduled. Set once, in init.
-    var hopsToActor = false
+    /// The queue of a ``DeliveryMode/queue(_:)`` or
+    /// ``DeliveryMode/operationQueue(_:)`` mode (the mode's code says which), else
+    /// nil: the only part of a mode that needs a word.
+    private let modeQueue: AnyObject?
+
+    /// A handler's delivery mode in three bits of `stateBits`.
+    enum ModeCode: UInt32 {
+        /// No mode of its own: the node's, else the global, default applies.
+        case inherits, postingThread, mainThread, background, queue, operationQueue
+
+        /// The code where `stateBits` keeps it, to compare with `modeBits`.
+        @inline(__always)
+        var bits: UInt32 { rawValue << Subscription.modeShift }
+    }
+
+    private static let removedBit: UInt32 = 1
+    private static let roleShift: UInt32 = 1
+    private static let answersAsynchronouslyBit: UInt32 = 1 << 3
+    private static let hopsToActorBit: UInt32 = 1 << 4
+    fileprivate static let modeShift: UInt32 = 5
+    private static let modeMask: UInt32 = 7 << modeShift
+    private static let positionShift: UInt32 = 8
+    /// The largest place `position` records: a place from here up is found by a
+    /// scan of its storage (`HandlerStorage.place(of:)`), which only a list of 16
+    /// million handlers (a gigabyte of them) reaches.
+    static let unrecordedPosition: UInt32 = (1 << 24) - 1
 
     /// Where `stateBits` is.
     @inline(__always)
     private var stateWord: UnsafeMutableRawPointer { firstStoredProperty(of: self) }
 
-    /// Where the node's storage for its slot and role keeps this handler (see
-    /// `HandlerList`): what makes removing it O(1). Written under the exclusive lock
-    /// (atomically, beside the removal bit that walks read); 31 bits, so a storage
-    /// would need two billion entries (16 GB of them) to run out.
-    var position: UInt32 {
-        get { AtomicWord.load32(stateWord) >> 1 }
-        set { AtomicWord.storeReleasing32(stateWord, newValue &<< 1 | AtomicWord.load32(stateWord) & 1) }
+    /// `stateBits`, loaded atomically (acquiring).
+    @inline(__always)
+    private var state: UInt32 { AtomicWord.load32(stateWord) }
+
+    /// Stores `state` with `bits` set. Exclusive lock held, or in init.
+    private func setState(_ bits: UInt32) {
+        AtomicWord.storeReleasing32(stateWord, state | bits)
     }
 
-    /// True once the handler left its node (cancelled, removed, or its node gone): an
-    /// acquiring load, safe for a walk that borrows the handler from a table it
-    /// pinned. What a walk checks for a handler that a list holds alone (see
-    /// `HandlerList`), where no storage entry carries the mark.
+    /// Where the node's storage for its slot and role keeps this handler (see
+    /// `HandlerList`): what makes removing it O(1). Written under the exclusive
+    /// lock. A place of `unrecordedPosition` or more is recorded as
+    /// `unrecordedPosition`, and the storage finds the handler by a scan.
+    var position: UInt32 {
+        get { state >> Self.positionShift }
+        set {
+            let place = min(newValue, Self.unrecordedPosition)
+            AtomicWord.storeReleasing32(stateWord, place << Self.positionShift | state & (1 << Self.positionShift - 1))
+        }
+    }
+
+    /// True once the handler left its node (cancelled, removed, or its node gone):
+    /// safe for a walk that borrows the handler from a table it pinned. What a walk
+    /// checks for a handler that a list holds alone (see `HandlerList`), where no
+    /// storage entry carries the mark.
     @inline(__always)
-    var isRemoved: Bool { AtomicWord.load32(stateWord) & 1 != 0 }
+    var isRemoved: Bool { state & Self.removedBit != 0 }
 
     /// Sets `isRemoved`. Exclusive lock held, when the handler leaves its node's
     /// table.
     func markRemoved() {
-        AtomicWord.storeReleasing32(stateWord, AtomicWord.load32(stateWord) | 1)
+        setState(Self.removedBit)
+    }
+
+    /// When the handler runs during a walk.
+    var role: HandlerRole {
+        HandlerRole(rawValue: UInt8(truncatingIfNeeded: state >> Self.roleShift & 3)).unsafelyUnwrapped
+    }
+
+    /// The delivery mode's code (see `ModeCode`).
+    var modeCode: ModeCode {
+        ModeCode(rawValue: state >> Self.modeShift & 7).unsafelyUnwrapped
+    }
+
+    /// The delivery mode's code as `stateBits` keeps it, for a walk to compare with
+    /// `ModeCode.bits` after one load.
+    @inline(__always)
+    var modeBits: UInt32 { state & Self.modeMask }
+
+    /// Where notifications run; nil means the node's, else the global, default.
+    var delivery: DeliveryMode? {
+        switch modeCode {
+        case .inherits: return nil
+        case .postingThread: return .postingThread
+        case .mainThread: return .mainThread
+        case .background: return .background
+        case .queue: return .queued(on: modeQueue.unsafelyUnwrapped, operationQueue: false)
+        case .operationQueue: return .queued(on: modeQueue.unsafelyUnwrapped, operationQueue: true)
+        }
+    }
+
+    /// True when the mode is ``DeliveryMode/postingThread``: tested without building
+    /// the mode (and retaining its queue).
+    @inline(__always)
+    var runsOnPostingThread: Bool { modeBits == ModeCode.postingThread.bits }
+
+    /// True when the mode is ``DeliveryMode/mainThread``: lets the walk run a
+    /// main-actor handler in place on the main thread without building the mode.
+    @inline(__always)
+    var runsOnMainThread: Bool { modeBits == ModeCode.mainThread.bits }
+
+    /// True when the handler has no mode of its own (the node's or global default
+    /// applies).
+    @inline(__always)
+    var inheritsDelivery: Bool { modeBits == ModeCode.inherits.bits }
+
+    /// True for async responders, which a synchronous request skips. Set once, in
+    /// init. Here rather than in the generic `Responder<R>`, whose stored properties
+    /// an unspecialized walk can only reach through a metadata look-up per call.
+    var answersAsynchronously: Bool {
+        get { state & Self.answersAsynchronouslyBit != 0 }
+        set { if newValue { setState(Self.answersAsynchronouslyBit) } }
+    }
+
+    /// True for handlers written in another actor's code: the walk's call only
+    /// enqueues them there, so it counts them as scheduled. Set once, in init.
+    var hopsToActor: Bool {
+        get { state & Self.hopsToActorBit != 0 }
+        set { if newValue { setState(Self.hopsToActorBit) } }
     }
 
     /// True when `stateBits` sits where `stateWord` looks for it (a test's check: a
@@ -98,11 +177,16 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     }
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
-        self.role = role
-        self.delivery = delivery
-        runsOnPostingThread = delivery?.isPostingThread ?? false
-        if case .mainThread? = delivery { runsOnMainThread = true } else { runsOnMainThread = false }
-        inheritsDelivery = delivery == nil
+        let mode: ModeCode
+        switch delivery {
+        case nil: mode = .inherits; modeQueue = nil
+        case .postingThread?: mode = .postingThread; modeQueue = nil
+        case .mainThread?: mode = .mainThread; modeQueue = nil
+        case .background?: mode = .background; modeQueue = nil
+        case .queue?: mode = .queue; modeQueue = delivery?.queueObject
+        case .operationQueue?: mode = .operationQueue; modeQueue = delivery?.queueObject
+        }
+        stateBits = UInt32(role.rawValue) << Self.roleShift | mode.rawValue << Self.modeShift
     }
 
     /// The handled type's name. The slot key is not stored (it would cost every
