@@ -79,4 +79,26 @@ struct RequestTests {
         node.post(Both())
         #expect(counter.value == 1)
     }
+
+    @Test func aSlotsRespondersOutliveItsSubscribersAndItsSubscribersItsResponders() {
+        // One slot holds both lists; a table keeps one inline (the subscribers while
+        // it has any) and the other out of line, and the roles swap places as they
+        // empty and fill.
+        struct Both: Event, Request { typealias Response = Int }
+        let node = DominoNode()
+        let counter = Counter()
+        let responder = node.respond(to: Both.self, on: .postingThread) { _ in 1 }
+        let subscriber = node.subscribe(Both.self, on: .postingThread) { _ in counter.increment() }
+        node.respond(to: Both.self, on: .postingThread) { _ in nil }
+        subscriber.cancel()
+        #expect(node.request(Both()) == 1)
+        node.post(Both())
+        #expect(counter.value == 0)
+        node.subscribe(Both.self, on: .postingThread) { _ in counter.increment() }
+        responder.cancel()
+        #expect(node.request(Both()) == nil)
+        node.post(Both())
+        #expect(counter.value == 1)
+        #expect(node.subscriptionCount == 2)
+    }
 }

@@ -336,7 +336,7 @@ extension DominoNode {
                 }
             } else {
                 stage.withTable { table in
-                    HandlerTable.forEachBorrowed(in: table.subscribers) { handler in
+                    HandlerTable.forEachSubscriber(of: table) { handler in
                         let errorHandler = unsafeDowncast(handler, to: ErrorHandler.self)
                         if moving != nil {
                             moving!.append(errorHandler)

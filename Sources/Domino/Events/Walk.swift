@@ -895,7 +895,7 @@ extension DominoNode {
     ) -> Propagation {
         var propagation = Propagation()
         stage.withTable { table in
-            HandlerTable.forEachBorrowed(in: table.subscribers) { handler in
+            HandlerTable.forEachSubscriber(of: table) { handler in
                 let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
                 // A handler on this thread changed the graph during this walk: skip
                 // handlers it ended (cancelled, unsubscribed, their node gone).
@@ -1021,7 +1021,7 @@ extension DominoNode {
                 Self.reform(&request, at: stage, eventName: eventName)
             }
             stage.withTable { table in
-                HandlerTable.forEachBorrowed(in: table.responders) { handler in
+                HandlerTable.forEachResponder(of: table) { handler in
                     let responder = unsafeDowncast(handler, to: Responder<R>.self)
                     if thread.pointee.writes != writes, !responder.isAttached { return true }
                     if responder.answersAsynchronously {

@@ -421,7 +421,7 @@ final class GraphLock: @unchecked Sendable {
             var young: [AnyObject] = [], old: [AnyObject] = []
             if lockFreeReadersPinned { old = shared } else { released = shared }
             for table in tables {
-                if table.publishedEpoch == epoch { young.append(table) } else { old.append(table) }
+                if table.publishedEpoch == UInt32(truncatingIfNeeded: epoch) { young.append(table) } else { old.append(table) }
             }
             for handler in handlers {
                 if handler.publishedEpoch == UInt32(truncatingIfNeeded: epoch) { young.append(handler) } else { old.append(handler) }

@@ -36,7 +36,10 @@ struct HandlerList: @unchecked Sendable {
     /// How many of them were live when the view was published.
     let live: UInt32
 
-    static let empty = HandlerList(storage: nil, end: 0, live: 0)
+    /// The list that never held a handler. Computed, where a `static let` cost each
+    /// access a `swift_once`.
+    @inline(__always)
+    static var empty: HandlerList { HandlerList(storage: nil, end: 0, live: 0) }
 
     /// A view of `handler` alone.
     private init(lone handler: Subscription) {
