@@ -22,32 +22,26 @@ import Darwin
 /// left out of those inspection results, which is safe.
 @inline(__always)
 func tryRetain(_ object: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
-    var bits = withUnsafeMutablePointer(to: &tryRetainBits) { AtomicWord.load(UnsafeMutableRawPointer($0)) }
-    if bits == 0 { bits = lookUpTryRetain() }
-    guard bits != tryRetainMissing else { return nil }
-    return unsafeBitCast(bits, to: TryRetainFunction.self)(object)
+    guard let function = runtimeTryRetain.function else { return nil }
+    return function(object)
 }
 
-private typealias TryRetainFunction = @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?
+private struct RuntimeTryRetain: @unchecked Sendable {
+    typealias Function = @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?
+    let function: Function?
 
-/// The address of `swift_tryRetain`, `tryRetainMissing` when the runtime has none,
-/// or 0 before the first look-up: a global with a constant initializer, which the
-/// compiler initializes statically, so that reading it costs no `swift_once` (a
-/// `let` of the looked-up function cost every signal fire one, about 8
-/// instructions with its call). Only ever accessed atomically; every thread that
-/// looks the symbol up stores the same value.
-@exclusivity(unchecked) nonisolated(unsafe) private var tryRetainBits: UInt = 0
-private let tryRetainMissing: UInt = 1
-
-/// Looks `swift_tryRetain` up and records it in `tryRetainBits`.
-@inline(never)
-private func lookUpTryRetain() -> UInt {
-    #if canImport(Darwin)
-    let handle = UnsafeMutableRawPointer(bitPattern: -2) // RTLD_DEFAULT
-    #else
-    let handle = dlopen(nil, RTLD_NOW)
-    #endif
-    let bits = dlsym(handle, "swift_tryRetain").map { UInt(bitPattern: $0) } ?? tryRetainMissing
-    withUnsafeMutablePointer(to: &tryRetainBits) { AtomicWord.storeReleasing(UnsafeMutableRawPointer($0), bits) }
-    return bits
+    init() {
+        #if canImport(Darwin)
+        let handle = UnsafeMutableRawPointer(bitPattern: -2) // RTLD_DEFAULT
+        #else
+        let handle = dlopen(nil, RTLD_NOW)
+        #endif
+        if let symbol = dlsym(handle, "swift_tryRetain") {
+            function = unsafeBitCast(symbol, to: Function.self)
+        } else {
+            function = nil
+        }
+    }
 }
+
+private let runtimeTryRetain = RuntimeTryRetain()

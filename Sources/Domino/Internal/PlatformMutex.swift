@@ -105,15 +105,6 @@ struct ThreadLocalSlot: @unchecked Sendable {
         pthread_getspecific(key)
     }
 
-    /// The key as a word (a `pthread_key_t` is 32 bits on Linux, a word on Darwin).
-    var keyBits: UInt { UInt(key) }
-
-    /// The calling thread's value for the key whose `keyBits` are `bits`.
-    @inline(__always)
-    static func value(forKeyBits bits: UInt) -> UnsafeMutableRawPointer? {
-        pthread_getspecific(pthread_key_t(truncatingIfNeeded: bits))
-    }
-
     func set(_ pointer: UnsafeMutableRawPointer?) {
         pthread_setspecific(key, pointer)
     }

@@ -81,8 +81,7 @@ struct ThreadState {
 
     @inline(__always)
     static var current: UnsafeMutablePointer<ThreadState> {
-        let keyPlusOne = withUnsafeMutablePointer(to: &currentKeyPlusOne) { AtomicWord.load(UnsafeMutableRawPointer($0)) }
-        if keyPlusOne != 0, let raw = ThreadLocalSlot.value(forKeyBits: keyPlusOne &- 1) {
+        if let raw = slot.value {
             return raw.assumingMemoryBound(to: ThreadState.self)
         }
         return makeCurrent()
@@ -98,14 +97,6 @@ struct ThreadState {
         let state = UnsafeMutablePointer<ThreadState>.allocate(capacity: 1)
         state.initialize(to: ThreadState(stripe: stripe, isMainThread: Thread.isMainThread, nesting: 0))
         slot.set(UnsafeMutableRawPointer(state))
-        withUnsafeMutablePointer(to: &currentKeyPlusOne) { AtomicWord.storeReleasing(UnsafeMutableRawPointer($0), slot.keyBits &+ 1) }
         return state
     }
 }
-
-/// `ThreadState.slot`'s key plus one, or 0 before the first thread state was made:
-/// a global with a constant initializer, which the compiler initializes statically,
-/// so that `ThreadState.current` reads it without the `swift_once` that every access
-/// of `slot`, a `static let`, calls (about 8 instructions a post and a fire). Only
-/// ever accessed atomically; every thread that stores it stores the same value.
-@exclusivity(unchecked) nonisolated(unsafe) private var currentKeyPlusOne: UInt = 0
