@@ -278,8 +278,8 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
         /// by that object's identity, once the list holds more than
         /// `HandlerList.scanLimit` (see `HandlerList.handlers(boundTo:besides:)`);
         /// one handler per object. The writers' own: walks never look at it. Here
-        /// rather than in the node's slot entry, where it cost every slot a word
-        /// (a store of one slot took an 80-byte block rather than 64); the entries
+        /// rather than in the node's slot entry, where it cost every entry a word
+        /// (40 bytes to 32) though few lists ever grow past the limit; the entries
         /// then start 40 bytes into the object, which costs no block size (a
         /// storage of four takes 80 bytes either way).
         var bound: [ObjectIdentifier: Subscription]?

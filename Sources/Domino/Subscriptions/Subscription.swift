@@ -24,7 +24,8 @@
 /// ```
 public class Subscription: @unchecked Sendable, CustomStringConvertible {
     // What a handler is, packed so that a handler with a closure takes 56 bytes (a
-    // 64-byte block): four words after the object's header, the closure the fifth.
+    // 64-byte block): after the object's two-word header, three words (the state
+    // and the epoch, the node, the mode's queue), then the closure's two.
     // Each of a handler's one-byte facts as a field of its own (and its mode as a
     // `DeliveryMode?`) took it to 64 bytes, an 80-byte block.
     //
@@ -39,7 +40,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// The low 32 bits of the graph lock's epoch when the handler was added to its
     /// node, under the exclusive lock: once removed, it waits only for walks that
     /// may have borrowed it (see `GraphLock`), as a table does. 32 bits, beside
-    /// `stateBits`, so that a handler keeps to four words. The low bits can misjudge
+    /// `stateBits`, so that the two share one word. The low bits can misjudge
     /// a handler retired exactly a multiple of 2^32 epochs after it was added as
     /// young, which only a walk pinned for four billion epochs could notice.
     @exclusivity(unchecked) var publishedEpoch: UInt32 = 0
