@@ -19,7 +19,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
-        .target(name: "Domino", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "Domino", dependencies: [.product(name: "Atomics", package: "swift-atomics"), "_DominoShims"]),
+        // A few lines of C for what Swift cannot say cheaply: a thread-local word and a
+        // direct call of the runtime's swift_tryRetain (see its header). Not a product.
+        .target(name: "_DominoShims"),
         .target(name: "DominoTesting", dependencies: ["Domino"]),
         .target(name: "DominoSwiftUI", dependencies: ["Domino"]),
         .executableTarget(name: "DominoDemo", dependencies: ["Domino", "DominoTesting"]),

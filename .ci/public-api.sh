@@ -11,12 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=$(swift build --show-bin-path)/Modules
 # Domino imports swift-atomics, whose module imports a small C module (its map is in
-# SwiftPM's checkout).
+# SwiftPM's checkout), and a C module of its own (Sources/_DominoShims).
 shims=.build/checkouts/swift-atomics/Sources/_AtomicsShims/include
+own_shims=Sources/_DominoShims/include
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
 for module in Domino DominoTesting DominoSwiftUI; do
-    swift symbolgraph-extract -module-name "$module" -I "$modules" -I "$shims" -target "$(uname -m)-unknown-linux-gnu" \
+    swift symbolgraph-extract -module-name "$module" -I "$modules" -I "$shims" -I "$own_shims" -target "$(uname -m)-unknown-linux-gnu" \
         -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
 done
 python3 - "$graphs" >"$graphs/API.md" <<'PY'

@@ -21,6 +21,9 @@ swiftc -parse-as-library -O -g -swift-version 5 -enable-experimental-feature Bui
     -wmo -module-name Atomics -emit-module -emit-module-path "$out/Atomics.swiftmodule" \
     -c "${atomics_sources[@]}" -o "$out/Atomics.o"
 clang -O2 -g "${shims[@]}" -c "$atomics/_AtomicsShims/src/_AtomicsShims.c" -o "$out/_AtomicsShims.o"
+# Domino's own C shim (a thread-local word, the runtime's swift_tryRetain).
+shims+=(-I Sources/_DominoShims/include)
+clang -O2 -g -fsanitize=address "${shims[@]}" -c Sources/_DominoShims/DominoShims.c -o "$out/_DominoShims.o"
 
 # The library as one module, testable (the model reads internals), instrumented.
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -I "$out" "${shims[@]}")
@@ -31,7 +34,7 @@ swiftc "${flags[@]}" -wmo -module-name Domino -package-name Domino -enable-testi
 # The reference model the tests use, and the entry point.
 swiftc "${flags[@]}" -wmo -module-name DominoFuzz \
     -c Tests/DominoTests/ReferenceModel.swift Fuzz/FuzzDomino.swift -o "$out/DominoFuzz.o"
-swiftc -sanitize=fuzzer,address "$out/Atomics.o" "$out/_AtomicsShims.o" "$out/Domino.o" "$out/DominoFuzz.o" \
+swiftc -sanitize=fuzzer,address "$out/Atomics.o" "$out/_AtomicsShims.o" "$out/_DominoShims.o" "$out/Domino.o" "$out/DominoFuzz.o" \
     -o "$out/fuzz-domino"
 
 # The committed corpus stays as it is; the run grows a copy.

@@ -10,7 +10,8 @@
 #      `@available(macOS, iOS, watchOS, tvOS ...)` attributes, for the platform's
 #      triple (the `@backDeployed` lines are dropped: their bodies are not in the
 #      Linux interface, and the `@available` that stays is the right floor);
-#    - swift-atomics, Domino's one dependency, from SwiftPM's checkout;
+#    - swift-atomics, Domino's one dependency, from SwiftPM's checkout (Domino's own C
+#      shim, Sources/_DominoShims, is read from its header where Domino is compiled);
 #    - the stand-ins for what those interfaces do not cover, declared as Apple's SDK
 #      declares them, availability included: Darwin (a C module and its overlay),
 #      ObjectiveC, Dispatch, Foundation and Combine (AppleSDK/), and os, UIKit,
@@ -164,8 +165,10 @@ JSON
         -enable-experimental-feature BuiltinModule -D ATOMICS_SINGLE_MODULE \
         "${atomics_sources[@]}" -o "$dir/Atomics.swiftmodule"
 
-    # Our code: the library's modules, then what users copy from the docs.
-    local ours=("${front[@]}" -swift-version 6 -warnings-as-errors -I "$dir")
+    # Our code: the library's modules, then what users copy from the docs. Domino's C
+    # shim (a thread-local word, the runtime's swift_tryRetain) is a module map and a
+    # header without system includes, parsed for each platform's triple.
+    local ours=("${front[@]}" -swift-version 6 -warnings-as-errors -I "$dir" -I Sources/_DominoShims/include)
     "${ours[@]}" -parse-as-library -emit-module -module-name Domino \
         $(find Sources/Domino -name '*.swift' | sort) -o "$dir/Domino.swiftmodule"
     "${ours[@]}" -parse-as-library -emit-module -module-name DominoTesting \

@@ -9,10 +9,12 @@ modules="${1:-.build/debug/Modules}"
 # is in SwiftPM's checkout, beside the build folder (<build>/checkouts).
 shims="$(dirname "$(dirname "$modules")")/checkouts/swift-atomics/Sources/_AtomicsShims/include"
 [ -d "$shims" ] || { echo "error: no swift-atomics checkout at $shims; run swift build first" >&2; exit 1; }
+# And Domino's own C shim (Sources/_DominoShims), beside this folder's parent.
+own_shims="$(dirname "$(dirname "$here")")/Sources/_DominoShims/include"
 failures=0
 for file in "$here"/*.swift; do
     expected="$(head -n 1 "$file" | sed 's|^// expect: ||')"
-    if output="$(swiftc -typecheck -swift-version 6 -I "$modules" -I "$shims" "$file" 2>&1)"; then
+    if output="$(swiftc -typecheck -swift-version 6 -I "$modules" -I "$shims" -I "$own_shims" "$file" 2>&1)"; then
         echo "FAIL $(basename "$file"): compiled, but must not"
         failures=$((failures + 1))
     elif ! grep -qF -- "$expected" <<<"$output"; then

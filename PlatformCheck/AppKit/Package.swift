@@ -14,10 +14,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
+        // The library's C shim (a symlink to its sources, as Domino is).
+        .target(name: "_DominoShims", path: "_DominoShims"),
         .target(
             name: "Domino",
             dependencies: [
                 .product(name: "Atomics", package: "swift-atomics"),
+                "_DominoShims",
                 .product(name: "AppKit", package: "PlatformCheck"),
                 .product(name: "Combine", package: "PlatformCheck"),
                 .product(name: "os", package: "PlatformCheck"),

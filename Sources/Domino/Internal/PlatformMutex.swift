@@ -84,7 +84,9 @@ final class Mutex<Value>: @unchecked Sendable {
     }
 }
 
-/// One pointer per thread, with a destructor run when the thread exits.
+/// One pointer per thread, with a destructor run when the thread exits. Set only: the
+/// thread state is read through a C thread-local word (see `ThreadState`), and this
+/// key is kept for its destructor.
 struct ThreadLocalSlot: @unchecked Sendable {
     private let key: pthread_key_t
 
@@ -98,11 +100,6 @@ struct ThreadLocalSlot: @unchecked Sendable {
         #endif
         precondition(error == 0, "pthread_key_create failed: \(error)")
         self.key = key
-    }
-
-    @inline(__always)
-    var value: UnsafeMutableRawPointer? {
-        pthread_getspecific(key)
     }
 
     func set(_ pointer: UnsafeMutableRawPointer?) {
