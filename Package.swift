@@ -20,8 +20,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "Domino", dependencies: [.product(name: "Atomics", package: "swift-atomics"), "_DominoShims"]),
-        // A few lines of C for what Swift cannot say cheaply: a thread-local word and a
-        // direct call of the runtime's swift_tryRetain (see its header). Not a product.
+        // A few lines of C for what Swift cannot say cheaply: a thread-local word, a
+        // direct call of the runtime's swift_tryRetain and the graph lock's words in
+        // static storage (see its header). Not a product.
         .target(name: "_DominoShims"),
         .target(name: "DominoTesting", dependencies: ["Domino"]),
         .target(name: "DominoSwiftUI", dependencies: ["Domino"]),

@@ -16,7 +16,7 @@ struct LockFreeReadTests {
         let stripe = ThreadState.current.pointee.stripe
         for _ in 0..<2_000 {
             if condition() { return true }
-            graphLock.unpinWithoutLock(stripe: stripe, parity: graphLock.pinWithoutLock(stripe: stripe))
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: GraphLock.pinWithoutLock(stripe: stripe))
             Thread.sleep(forTimeInterval: 0.005)
         }
         return condition()
@@ -43,11 +43,11 @@ struct LockFreeReadTests {
                 let stripe = ThreadState.current.pointee.stripe
                 var bad = 0
                 while !stop.isSet {
-                    let parity = graphLock.pinWithoutLock(stripe: stripe)
+                    let parity = GraphLock.pinWithoutLock(stripe: stripe)
                     PublishedProbe.borrow(AtomicWord.load(slot)) { probe in
                         if probe.check != ~probe.serial { bad += 1 }
                     }
-                    graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
                 }
                 for _ in 0..<bad { misreads.increment() }
                 finished.signal()
@@ -68,7 +68,7 @@ struct LockFreeReadTests {
         let stripe = ThreadState.current.pointee.stripe
         var polls = 0
         while freed.value < replacements && polls < 2_000 {
-            graphLock.unpinWithoutLock(stripe: stripe, parity: graphLock.pinWithoutLock(stripe: stripe))
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: GraphLock.pinWithoutLock(stripe: stripe))
             Thread.sleep(forTimeInterval: 0.005)
             polls += 1
         }
@@ -136,15 +136,15 @@ struct LockFreeReadTests {
         // `NodeSlotsRef.install`), a table replacing one it found need not.
         let node = DominoNode(label: "node")
         graphLock.holdingOtherWritersBack {
-            let before = graphLock.linkSequence
+            let before = GraphLock.linkSequence
             let first = node.subscribe(Ping.self, on: .postingThread) { _ in }
-            let afterFirst = graphLock.linkSequence
+            let afterFirst = GraphLock.linkSequence
             node.subscribe(Ping.self, on: .postingThread) { _ in }
-            let afterSecond = graphLock.linkSequence
+            let afterSecond = GraphLock.linkSequence
             first.cancel()
             #expect(afterFirst == before &+ 2)
             #expect(afterSecond == afterFirst)
-            #expect(graphLock.linkSequence == afterSecond)
+            #expect(GraphLock.linkSequence == afterSecond)
         }
     }
 
@@ -172,7 +172,7 @@ struct LockFreeReadTests {
         parent!.mount(at: grandparent)
         parent!.subscribe(Ping.self, on: .postingThread) { _ in }
         let stripe = ThreadState.current.pointee.stripe
-        let parity = graphLock.pinWithoutLock(stripe: stripe)
+        let parity = GraphLock.pinWithoutLock(stripe: stripe)
         let link = NodeLink(parent!)
         let before = (link.withNode { $0.publishedParents.only }, link.withNode { $0.publishedTable(for: .of(Ping.self)) != nil })
         parent = nil   // deinitializes here, while this thread holds the address
@@ -181,7 +181,7 @@ struct LockFreeReadTests {
         let childParents = child.publishedParents
         let keepsParent = { (keeper: MemoryKeeper) in keeper.address == link.pointer }
         let kept = graphLock.retiredInLimbo(MemoryKeeper.self, where: keepsParent)
-        graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
         #expect(before.0 == NodeLink(grandparent))
         #expect(before.1)
         #expect(parentsAfter.only == nil && !parentsAfter.isMultiple)
@@ -211,8 +211,8 @@ struct LockFreeReadTests {
         }
         let stripe = ThreadState.current.pointee.stripe
         func found() -> Set<String> {
-            let parity = graphLock.pinWithoutLock(stripe: stripe)
-            defer { graphLock.unpinWithoutLock(stripe: stripe, parity: parity) }
+            let parity = GraphLock.pinWithoutLock(stripe: stripe)
+            defer { GraphLock.unpinWithoutLock(stripe: stripe, parity: parity) }
             return Set((0..<40).map { "e\($0)" }.filter { node.publishedTable(for: .name($0)) != nil })
         }
         var wrongSteps = 0
@@ -254,7 +254,7 @@ struct LockFreeReadTests {
                 let stripe = ThreadState.current.pointee.stripe
                 var wrong = 0, count = 0
                 while !stop.isSet {
-                    let parity = graphLock.pinWithoutLock(stripe: stripe)
+                    let parity = GraphLock.pinWithoutLock(stripe: stripe)
                     var found: [(link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)] = []
                     Route.walkPublished(from: NodeLink(leaf)) { link in
                         for key in keys {
@@ -264,11 +264,11 @@ struct LockFreeReadTests {
                     }
                     // As a walk does: tables are read only under a delivery pin,
                     // and only those still published once it is taken.
-                    let delivery = graphLock.pinForDelivery(stripe: stripe)
+                    let delivery = GraphLock.pinForDelivery(stripe: stripe)
                     let current = found.filter { entry in
                         entry.link.withNode { $0.publishedTable(for: entry.key) }?.toOpaque() == entry.table.toOpaque()
                     }
-                    graphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
                     for entry in current {
                         // Compared as addresses: a reader without a lock never
                         // retains a node (one may be in its deinit).
@@ -276,7 +276,7 @@ struct LockFreeReadTests {
                             wrong += 1
                         }
                     }
-                    graphLock.unpin(stripe: stripe, parity: delivery)
+                    GraphLock.unpin(stripe: stripe, parity: delivery)
                     count += 1
                 }
                 wrongTables.add(wrong)

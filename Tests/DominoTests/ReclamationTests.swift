@@ -20,12 +20,12 @@ struct ReclamationTests {
         let stripe = ThreadState.current.pointee.stripe
         // A walk's pin, then its node's table replaced: the old table waits in
         // limbo for the walk, whose unpin is what makes it safe to release.
-        let parity = graphLock.pinForDelivery(stripe: stripe)
+        let parity = GraphLock.pinForDelivery(stripe: stripe)
         graphLock.withShared { replaced = node.slots.table(for: .of(Ping.self))?.takeUnretainedValue() }
         node.subscribe(Ping.self, on: .postingThread) { _ in }
         #expect(replaced != nil)
 
-        let waited = whileAWriterHoldsTheLock { graphLock.unpin(stripe: stripe, parity: parity) }.waitedForTheWriter
+        let waited = whileAWriterHoldsTheLock { GraphLock.unpin(stripe: stripe, parity: parity) }.waitedForTheWriter
         #expect(!waited, "the walk's unpin waited for the writer holding the lock")
         // The writer reclaimed when it unlocked (other suites' walks may still hold
         // the epoch a little longer, and the next unlock reclaims then).

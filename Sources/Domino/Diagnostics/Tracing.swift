@@ -383,7 +383,7 @@ enum GraphSettings {
         refreshWalkGate()
     }
 
-    /// Recomputes `graphLock.walkGate` from the settings that only walks under a
+    /// Recomputes `GraphLock.walkGate` from the settings that only walks under a
     /// stripe handle. Exclusive lock held; called by each writer of one of them.
     static func refreshWalkGate() {
         let code = Stage.Mode.code(of: defaultDelivery)

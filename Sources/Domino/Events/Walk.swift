@@ -302,7 +302,7 @@ struct Plan: ~Copyable {
     @inline(__always)
     mutating func pinIfBorrowing(_ stripe: Int) {
         guard pinned < 0, stages.count > 0 || extras.map({ !$0.captures.isEmpty }) == true else { return }
-        pinnedParity = graphLock.pin(stripe: stripe)
+        pinnedParity = GraphLock.pin(stripe: stripe)
         pinned = stripe
     }
 
@@ -322,7 +322,7 @@ struct Plan: ~Copyable {
             extras.groups = ContiguousArray(extras.groups.map { $0?.detachedCopy() })
         }
         holdsTables = true
-        graphLock.unpin(stripe: pinned, parity: pinnedParity)
+        GraphLock.unpin(stripe: pinned, parity: pinnedParity)
         pinned = -1
     }
 
@@ -408,7 +408,7 @@ struct Plan: ~Copyable {
     }
 
     deinit {
-        if pinned >= 0 { graphLock.unpin(stripe: pinned, parity: pinnedParity) }
+        if pinned >= 0 { GraphLock.unpin(stripe: pinned, parity: pinnedParity) }
         if holdsTables {
             for index in 0..<stages.count { stages[index].handlers.release() }
             extras?.captures.forEach { $0.handlers.release() }
@@ -424,13 +424,13 @@ extension DominoNode {
     func collect(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
-        let readParity = graphLock.pinWithoutLock(stripe: stripe)
+        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
         let collected = collectPublished(key, into: &plan, thread: thread)
-        graphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
         if collected { return }
         plan = Plan()
         plan.writes = thread.pointee.writes
-        if graphLock.walkGate > 0xFF, collectWithoutLockSlowly(key, into: &plan, thread: thread) { return }
+        if GraphLock.walkGate > 0xFF, collectWithoutLockSlowly(key, into: &plan, thread: thread) { return }
         graphLock.lockShared(stripe: stripe)
         if ResponderRegistry.exist {
             graphLock.unlockShared(stripe: stripe)
@@ -462,9 +462,9 @@ extension DominoNode {
         // closing a cycle) stores it before it bumps the sequence, so a walk that
         // loads the bumped sequence sees the closed gate (else its chain loop, which
         // keeps no visited set, could go round the new cycle forever).
-        let sequenceWord = graphLock.linkSequenceAddress
+        let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
-        let gate = graphLock.walkGate
+        let gate = GraphLock.walkGate
         // A gate from 1 to 0xFF: open, no groups or captures to look for (with
         // them, `collectWithoutLockSlowly` after this declines).
         guard gate &- 1 < 0xFF, sequence & 1 == 0 else { return false }
@@ -502,7 +502,7 @@ extension DominoNode {
         }
         plan.nodesVisited = visited
         guard plan.stages.count > 0 else { return true }
-        plan.adoptPin(stripe: thread.pointee.stripe, parity: graphLock.pinForDelivery(stripe: thread.pointee.stripe))
+        plan.adoptPin(stripe: thread.pointee.stripe, parity: GraphLock.pinForDelivery(stripe: thread.pointee.stripe))
         for index in 0..<plan.stages.count {
             let node = index == 0 ? firstNode : thread.pointee.stageNodes[index - 1]
             let table = node.withNode { $0.publishedTable(for: key) }
@@ -570,18 +570,18 @@ extension DominoNode {
     @inline(never)
     func collectWithoutLockSlowly(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
-        let readParity = graphLock.pinWithoutLock(stripe: stripe)
+        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
         // The sequence before the gate (see `collectPublished`).
-        let sequenceWord = graphLock.linkSequenceAddress
+        let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
-        let gate = graphLock.walkGate
+        let gate = GraphLock.walkGate
         var collected = false
         if gate != 0, sequence & 1 == 0 {
             let traceAll = publishedMode & 1 != 0
             plan.originTraced = traceAll
             collected = collectPublishedSlowly(key, into: &plan, gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence)
         }
-        graphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
         if !collected {
             plan = Plan()
             plan.writes = thread.pointee.writes
@@ -646,7 +646,7 @@ extension DominoNode {
         plan.nodesVisited = visited
         guard !checks.isEmpty else { return true }
         let stripe = ThreadState.current.pointee.stripe
-        plan.adoptPin(stripe: stripe, parity: graphLock.pinForDelivery(stripe: stripe))
+        plan.adoptPin(stripe: stripe, parity: GraphLock.pinForDelivery(stripe: stripe))
         for check in checks where check.link.withNode({ $0.publishedTable(for: check.key) })?.toOpaque() != check.table.toOpaque() {
             return false
         }

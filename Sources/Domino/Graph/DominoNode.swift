@@ -313,7 +313,7 @@ public final class DominoNode: @unchecked Sendable {
                 GraphSettings.refreshWalkGate()
             }
             handler.home = NodeLink(self)
-            handler.publishedEpoch = UInt32(truncatingIfNeeded: graphLock.currentEpoch)
+            handler.publishedEpoch = UInt32(truncatingIfNeeded: GraphLock.currentEpoch)
             let table = slots.table(for: key)?.takeUnretainedValue() ?? HandlerTable(of: self)
             let updated = table.adding(handler)
             _ = slots.install(updated, for: key, &graveyard)

@@ -1,3 +1,5 @@
+internal import _DominoShims
+
 /// The lock that guards the whole node graph: links, handler tables and settings.
 ///
 /// It is a "big-reader" lock: one mutex per stripe, each on its own cache lines.
@@ -46,21 +48,28 @@ final class GraphLock: @unchecked Sendable {
     /// Where the pins of readers without a lock start, from `pinsOffset`.
     private static let lockFreePinsOffset = 3 * MemoryLayout<Int>.stride
 
-    private let base: UnsafeMutableRawPointer
+    /// Where the lock's words are: static storage of the C shim (`_domino_graph_words`),
+    /// so that a walk reaches them without the `swift_once` that every access of
+    /// `graphLock`, a global, costs (two a post). Zero until `init` initializes the
+    /// mutexes; the pins, epoch and flags start at zero, and a zero walk gate is
+    /// closed, so a walk that runs before `graphLock` exists takes the path that
+    /// makes it.
+    @inline(__always)
+    private static var base: UnsafeMutableRawPointer { _domino_graph_words_address() }
 
     /// The current epoch: written under the exclusive lock (sequentially
     /// consistent), so any one stripe is enough to read it; read atomically by a pin
     /// taken without a lock (`pinWithoutLock`).
-    private var epoch: UInt {
+    private static var epoch: UInt {
         get { AtomicWord.load(epochWord) }
         set { AtomicWord.store(epochWord, newValue) }
     }
     /// Where the epoch lives: on the limbo flag's line region, a cache line of its own.
-    private var epochWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + 64 }
+    private static var epochWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + 64 }
     /// Where `walkGate` lives: beside the epoch, which the same walks load.
-    private var walkGateWord: UnsafeMutableRawPointer { epochWord + MemoryLayout<UInt>.stride }
+    private static var walkGateWord: UnsafeMutableRawPointer { epochWord + MemoryLayout<UInt>.stride }
     /// Where `linkSequence` lives: beside the epoch.
-    private var linkSequenceWord: UnsafeMutableRawPointer { epochWord + 2 * MemoryLayout<UInt>.stride }
+    private static var linkSequenceWord: UnsafeMutableRawPointer { epochWord + 2 * MemoryLayout<UInt>.stride }
     /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
@@ -71,26 +80,21 @@ final class GraphLock: @unchecked Sendable {
     /// by `unpin` without any (atomically, as the pin counts are).
     private static var limboFlagOffset: Int { stripeCount * stripeStride }
 
-    init() {
+    /// Initializes the mutexes and opens the walk gate. Only the one `graphLock` may
+    /// exist (its words are static). The other words are not written: they are zero
+    /// in static storage, and a walk may already have pinned (`pinWithoutLock` runs
+    /// before a walk reads the gate).
+    fileprivate init() {
         precondition(PlatformMutex.size <= Self.pinsOffset)
-        base = .allocate(byteCount: Self.limboFlagOffset + Self.stripeStride, alignment: Self.stripeStride)
+        precondition(Self.limboFlagOffset + Self.stripeStride <= _domino_graph_words_size(), "the C shim's graph words are too small")
         for stripe in 0..<Self.stripeCount {
-            PlatformMutex.initialize(base + stripe * Self.stripeStride)
-            for parity in 0...1 {
-                pins(stripe, parity: parity).initializeMemory(as: Int.self, to: 0)
-                lockFreePins(stripe, parity: parity).initializeMemory(as: Int.self, to: 0)
-            }
+            PlatformMutex.initialize(Self.base + stripe * Self.stripeStride)
         }
-        (base + Self.limboFlagOffset).initializeMemory(as: Int.self, to: 0)
-        reclaimRequestWord.initializeMemory(as: Int.self, to: 0)
-        epochWord.initializeMemory(as: Int.self, to: 0)
-        walkGateWord.initializeMemory(as: UInt.self, to: Stage.Mode.code(of: .postingThread))
-        linkSequenceWord.initializeMemory(as: UInt.self, to: 0)
-        for stripe in 0..<Self.stripeCount { waiters(stripe).initializeMemory(as: Int.self, to: 0) }
+        AtomicWord.storeReleasing(Self.walkGateWord, Stage.Mode.code(of: .postingThread))
     }
 
     /// The current epoch, for stamping new tables. The caller holds a stripe.
-    var currentEpoch: UInt { epoch }
+    static var currentEpoch: UInt { epoch }
 
     /// The thread (its `ThreadState`'s address) that holds every other writer back,
     /// or 0; see `holdingOtherWritersBack`. Written and read under the exclusive lock.
@@ -144,7 +148,7 @@ final class GraphLock: @unchecked Sendable {
     /// still running. Atomic: a walk pins under its stripe but unpins without any
     /// lock (a second lock round trip per post cost 50 instructions).
     @inline(__always)
-    private func pins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
+    private static func pins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
         base + stripe * Self.stripeStride + Self.pinsOffset + parity * MemoryLayout<Int>.stride
     }
 
@@ -153,7 +157,7 @@ final class GraphLock: @unchecked Sendable {
     /// can tell whether any such reader runs (only those can meet what
     /// `Graveyard.retireShared` takes).
     @inline(__always)
-    private func lockFreePins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
+    private static func lockFreePins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
         pins(stripe, parity: parity) + Self.lockFreePinsOffset
     }
 
@@ -162,7 +166,7 @@ final class GraphLock: @unchecked Sendable {
     ///
     /// - Returns: The parity to unpin.
     @inline(__always)
-    func pin(stripe: Int) -> Int {
+    static func pin(stripe: Int) -> Int {
         let parity = Int(epoch & 1)
         _ = AtomicWord.add(pins(stripe, parity: parity), 1)
         return parity
@@ -193,7 +197,7 @@ final class GraphLock: @unchecked Sendable {
     ///
     /// - Returns: The parity to give `unpinWithoutLock`.
     @inline(__always)
-    func pinWithoutLock(stripe: Int) -> Int {
+    static func pinWithoutLock(stripe: Int) -> Int {
         pinWithoutLock(counting: { lockFreePins(stripe, parity: $0) })
     }
 
@@ -204,7 +208,7 @@ final class GraphLock: @unchecked Sendable {
     /// pin (for `pinForDelivery`, between a walk's collection and its check); a
     /// later unpin, or the next writer, reclaims.
     @inline(__always)
-    private func pinWithoutLock(counting count: (Int) -> UnsafeMutableRawPointer) -> Int {
+    private static func pinWithoutLock(counting count: (Int) -> UnsafeMutableRawPointer) -> Int {
         while true {
             let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
             let parity = Int(seen & 1)
@@ -230,7 +234,7 @@ final class GraphLock: @unchecked Sendable {
     /// the read pin caps the epoch at one past the one it pinned in, which keeps a
     /// table retired meanwhile allocated until the check is over.
     @inline(__always)
-    func pinForDelivery(stripe: Int) -> Int {
+    static func pinForDelivery(stripe: Int) -> Int {
         pinWithoutLock(counting: { pins(stripe, parity: $0) })
     }
 
@@ -241,7 +245,7 @@ final class GraphLock: @unchecked Sendable {
     /// set once group interceptors or capture handlers were ever used (walks then
     /// look for them too). Loaded atomically; see `GraphSettings.refreshWalkGate`.
     @inline(__always)
-    var walkGate: UInt { AtomicWord.load(walkGateWord) }
+    static var walkGate: UInt { AtomicWord.load(walkGateWord) }
 
     /// `walkGate`'s bit for group interceptors.
     static let gateGroups: UInt = 0x100
@@ -250,7 +254,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// Sets `walkGate`. Exclusive lock held.
     func setWalkGate(_ value: UInt) {
-        AtomicWord.storeReleasing(walkGateWord, value)
+        AtomicWord.storeReleasing(Self.walkGateWord, value)
     }
 
     /// A sequence lock over what walks up read without a lock and do not check again
@@ -262,29 +266,29 @@ final class GraphLock: @unchecked Sendable {
     /// existed at one time (no node visited twice, no loop through links of
     /// different times), however writers remount meanwhile.
     @inline(__always)
-    var linkSequence: UInt { AtomicWord.load(linkSequenceWord) }
+    static var linkSequence: UInt { AtomicWord.load(linkSequenceWord) }
 
     /// Where `linkSequence` is, for a walk that loads it at every level.
     @inline(__always)
-    var linkSequenceAddress: UnsafeMutableRawPointer { linkSequenceWord }
+    static var linkSequenceAddress: UnsafeMutableRawPointer { linkSequenceWord }
 
     /// Runs `body`, which changes parent links, with the link sequence odd.
     /// Exclusive lock held. The odd value is stored before the links change (their
     /// releasing stores come after it), the even one after.
     @inline(__always)
     func changingLinks<R>(_ body: () throws -> R) rethrows -> R {
-        let sequence = linkSequenceWord.load(as: UInt.self)
-        AtomicWord.store(linkSequenceWord, sequence &+ 1)
-        defer { AtomicWord.storeReleasing(linkSequenceWord, sequence &+ 2) }
+        let sequence = Self.linkSequenceWord.load(as: UInt.self)
+        AtomicWord.store(Self.linkSequenceWord, sequence &+ 1)
+        defer { AtomicWord.storeReleasing(Self.linkSequenceWord, sequence &+ 2) }
         return try body()
     }
 
     /// Ends a reader's `pinWithoutLock`; releases the retired objects this makes
     /// safe (as `unpin` does).
     @inline(__always)
-    func unpinWithoutLock(stripe: Int, parity: Int) {
+    static func unpinWithoutLock(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { reclaimRetired() }
+        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { graphLock.reclaimRetired() }
     }
 
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
@@ -295,19 +299,19 @@ final class GraphLock: @unchecked Sendable {
     /// read-modify-writes followed by loads, so at least one of the two sees the
     /// other: a table is never left in limbo after its last walk ended unnoticed.
     @inline(__always)
-    func unpin(stripe: Int, parity: Int) {
+    static func unpin(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(pins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { reclaimRetired() }
+        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { graphLock.reclaimRetired() }
     }
 
     /// Sets the limbo flag. Exclusive lock held.
     private func setLimboFlag(_ holdsTables: Bool) {
-        AtomicWord.store(base + Self.limboFlagOffset, holdsTables ? 1 : 0)
+        AtomicWord.store(Self.base + Self.limboFlagOffset, holdsTables ? 1 : 0)
     }
 
     /// Where the request to reclaim lives (see `reclaimRetired`): beside the limbo
     /// flag, which the threads that set it have just read.
-    private var reclaimRequestWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + MemoryLayout<UInt>.stride }
+    private static var reclaimRequestWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + MemoryLayout<UInt>.stride }
 
     /// Reclaims what the last unpin of a parity made safe, without waiting for a
     /// writer: the walk asks (the request word), then reclaims only if it gets the
@@ -317,8 +321,8 @@ final class GraphLock: @unchecked Sendable {
     /// the walk took the exclusive lock: in the stall row, with the writer retiring
     /// tables all the time, every post did, behind the writer.)
     @inline(never)
-    private func reclaimRetired() {
-        AtomicWord.store(reclaimRequestWord, 1)
+    fileprivate func reclaimRetired() {
+        AtomicWord.store(Self.reclaimRequestWord, 1)
         AtomicWord.fence()
         reclaimRequested()
     }
@@ -330,10 +334,10 @@ final class GraphLock: @unchecked Sendable {
     /// `unlockShared`).
     @inline(never)
     private func reclaimRequested() {
-        while AtomicWord.loadSequentiallyConsistent(reclaimRequestWord) != 0 {
-            guard PlatformMutex.tryLock(base) else { return }
-            for stripe in 1..<Self.stripeCount { PlatformMutex.lock(base + stripe * Self.stripeStride) }
-            AtomicWord.store(reclaimRequestWord, 0)
+        while AtomicWord.loadSequentiallyConsistent(Self.reclaimRequestWord) != 0 {
+            guard PlatformMutex.tryLock(Self.base) else { return }
+            for stripe in 1..<Self.stripeCount { PlatformMutex.lock(Self.base + stripe * Self.stripeStride) }
+            AtomicWord.store(Self.reclaimRequestWord, 0)
             var released: [AnyObject] = []
             advanceLocked(releasing: &released)
             unlockStripes()
@@ -349,7 +353,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     private func reclaimIfRequested() {
         AtomicWord.fence()
-        if AtomicWord.load(reclaimRequestWord) != 0 { reclaimRequested() }
+        if AtomicWord.load(Self.reclaimRequestWord) != 0 { reclaimRequested() }
     }
 
     /// True when a reader pinned without a lock is running. Exclusive lock held.
@@ -365,7 +369,7 @@ final class GraphLock: @unchecked Sendable {
     /// `lockFreeReadersPinnedLocked` for a caller that has just made the fence.
     private var lockFreeReadersPinned: Bool {
         (0..<Self.stripeCount).contains { stripe in
-            (0...1).contains { AtomicWord.loadSequentiallyConsistent(lockFreePins(stripe, parity: $0)) != 0 }
+            (0...1).contains { AtomicWord.loadSequentiallyConsistent(Self.lockFreePins(stripe, parity: $0)) != 0 }
         }
     }
 
@@ -373,17 +377,18 @@ final class GraphLock: @unchecked Sendable {
     private func drained(parity: Int) -> Bool {
         // Sequentially consistent: the writer's half of `pinWithoutLock`'s check.
         (0..<Self.stripeCount).allSatisfy {
-            AtomicWord.loadSequentiallyConsistent(pins($0, parity: parity)) == 0
-                && AtomicWord.loadSequentiallyConsistent(lockFreePins($0, parity: parity)) == 0
+            AtomicWord.loadSequentiallyConsistent(Self.pins($0, parity: parity)) == 0
+                && AtomicWord.loadSequentiallyConsistent(Self.lockFreePins($0, parity: parity)) == 0
         }
     }
 
     /// Advances the epoch when it can and moves the limbo batches that are safe now
     /// into `released`. Exclusive lock held.
     private func advanceLocked(releasing released: inout [AnyObject]) {
-        let other = Int((epoch &+ 1) & 1)
-        if limbo.contains(where: { $0.epoch == epoch }) && drained(parity: other) {
+        var epoch = Self.epoch
+        if limbo.contains(where: { $0.epoch == epoch }) && drained(parity: Int((epoch &+ 1) & 1)) {
             epoch &+= 1
+            Self.epoch = epoch
         }
         limbo.removeAll { batch in
             let parity = Int(batch.epoch & 1)
@@ -403,6 +408,7 @@ final class GraphLock: @unchecked Sendable {
     /// held.
     private func admitRetired(_ graveyard: inout Graveyard) {
         let (tables, handlers, shared) = graveyard.takeRetired()
+        let epoch = Self.epoch
         var released: [AnyObject] = []
         // What unlinked the retired objects comes before the pins are read: a reader
         // pinned without a lock either is seen below or sees the unlinking.
@@ -445,13 +451,13 @@ final class GraphLock: @unchecked Sendable {
     /// How many readers wait for `stripe` (atomic; after its pin counts): a writer
     /// that finds some when it unlocks lets them in before it writes again.
     @inline(__always)
-    private func waiters(_ stripe: Int) -> UnsafeMutableRawPointer {
-        base + stripe * Self.stripeStride + Self.pinsOffset + 2 * MemoryLayout<Int>.stride
+    private static func waiters(_ stripe: Int) -> UnsafeMutableRawPointer {
+        Self.base + stripe * Self.stripeStride + Self.pinsOffset + 2 * MemoryLayout<Int>.stride
     }
 
     @inline(__always)
     func lockShared(stripe: Int) {
-        let mutex = base + stripe * Self.stripeStride
+        let mutex = Self.base + stripe * Self.stripeStride
         if PlatformMutex.tryLock(mutex) { return }
         waitForShared(mutex, stripe: stripe)
     }
@@ -463,27 +469,27 @@ final class GraphLock: @unchecked Sendable {
         // A write holds the lock for about a microsecond: trying again for a few
         // costs less than sleeping and being woken (tens of microseconds).
         for _ in 0..<Self.readerSpins where PlatformMutex.tryLock(mutex) { return }
-        _ = AtomicWord.add(waiters(stripe), 1)
+        _ = AtomicWord.add(Self.waiters(stripe), 1)
         PlatformMutex.lock(mutex)
-        _ = AtomicWord.add(waiters(stripe), -1)
+        _ = AtomicWord.add(Self.waiters(stripe), -1)
     }
 
     @inline(__always)
     func unlockShared(stripe: Int) {
-        PlatformMutex.unlock(base + stripe * Self.stripeStride)
+        PlatformMutex.unlock(Self.base + stripe * Self.stripeStride)
         if stripe == 0 { reclaimIfRequested() }
     }
 
     func lockExclusive() {
         for stripe in 0..<Self.stripeCount {
-            PlatformMutex.lock(base + stripe * Self.stripeStride)
+            PlatformMutex.lock(Self.base + stripe * Self.stripeStride)
         }
     }
 
     /// Unlocks every stripe, last first.
     private func unlockStripes() {
         for stripe in (0..<Self.stripeCount).reversed() {
-            PlatformMutex.unlock(base + stripe * Self.stripeStride)
+            PlatformMutex.unlock(Self.base + stripe * Self.stripeStride)
         }
     }
 
@@ -495,9 +501,9 @@ final class GraphLock: @unchecked Sendable {
         // writes in a loop would otherwise hold posts elsewhere back for as long
         // as it loops (measured: posts at an unrelated node slowed a hundredfold,
         // the 99th percentile at 135 µs).
-        for stripe in 0..<Self.stripeCount where AtomicWord.load(waiters(stripe)) != 0 {
+        for stripe in 0..<Self.stripeCount where AtomicWord.load(Self.waiters(stripe)) != 0 {
             var turns = 0
-            while AtomicWord.load(waiters(stripe)) != 0 && turns < Self.maximumTurnsForReaders {
+            while AtomicWord.load(Self.waiters(stripe)) != 0 && turns < Self.maximumTurnsForReaders {
                 PlatformMutex.yieldProcessor()
                 turns += 1
             }

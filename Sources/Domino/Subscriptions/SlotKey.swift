@@ -155,7 +155,7 @@ final class HandlerTable: Sendable {
         // Read under the lock, for a table about to be published; a detached copy
         // (never published) keeps its original's instead: its walk holds only a pin,
         // and reading the epoch there raced with writers advancing it (TSan).
-        self.publishedEpoch = publishedEpoch ?? UInt32(truncatingIfNeeded: graphLock.currentEpoch)
+        self.publishedEpoch = publishedEpoch ?? UInt32(truncatingIfNeeded: GraphLock.currentEpoch)
     }
 
     /// A table's reformers, interceptors and secondary list (see `rarer`).

@@ -1,7 +1,10 @@
 // What Domino needs from C that Swift cannot say without a cost on every post: a
 // thread-local word read with one load (no `pthread_getspecific`, no `swift_once` for
-// a key), and the Swift runtime's `swift_tryRetain` called directly (no symbol looked
-// up at run time behind a lazily initialized global).
+// a key), the Swift runtime's `swift_tryRetain` called directly (no symbol looked up
+// at run time behind a lazily initialized global), and the graph lock's words at a
+// static address (no `swift_once` for the `graphLock` global on a walk's hot path).
+// Swift could hold none of these in a global without such a once, or without taking
+// the global's address with `&`, which the thread sanitizer reports as a racing access.
 //
 // No system headers here: the Apple-platform typecheck (PlatformCheck/apple-targets.sh)
 // parses this header against a stand-in SDK that has none.
@@ -28,6 +31,22 @@ extern void *_Nullable swift_tryRetain(void *_Nonnull object);
 
 static inline __attribute__((always_inline)) void *_Nullable _domino_try_retain(void *_Nonnull object) {
     return swift_tryRetain(object);
+}
+
+/// The graph lock's words (`GraphLock`: each stripe's mutex and pin counts, the limbo
+/// flag, the epoch, the walk gate, the link sequence), in static storage: walks reach
+/// them at a fixed address, where a Swift global would cost a `swift_once` at every
+/// access. Zero until `GraphLock` initializes the mutexes (nothing locks before that);
+/// a zero walk gate is closed, which sends walks to the path that initializes it.
+#define DOMINO_GRAPH_WORDS_SIZE 1152
+extern unsigned char _domino_graph_words[];
+
+static inline __attribute__((always_inline)) void *_Nonnull _domino_graph_words_address(void) {
+    return _domino_graph_words;
+}
+
+static inline __attribute__((always_inline)) long _domino_graph_words_size(void) {
+    return DOMINO_GRAPH_WORDS_SIZE;
 }
 
 #endif
