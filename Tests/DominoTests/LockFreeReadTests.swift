@@ -115,6 +115,27 @@ struct LockFreeReadTests {
         #expect(subscription.publishedEpoch == epoch)
     }
 
+    @Test func eachDeliveryModeComesBackFromAHandlersCodeAndRunsInPlaceOnlyWhereItMay() {
+        // One encoding of modes for every word walks read: a handler's three bits
+        // give back its mode (with its queue), and the walk's in-place test agrees
+        // with the mode; published words carry only the modes without a queue.
+        let queue = DispatchQueue(label: "mode-codes")
+        let operations = OperationQueue()
+        let modes: [DeliveryMode] = [.postingThread, .mainThread, .background, .queue(queue), .operationQueue(operations)]
+        let node = DominoNode()
+        for mode in modes {
+            let subscription = node.subscribe(Ping.self, on: mode) { _ in }
+            #expect(subscription.delivery?.description == mode.description)
+            #expect(subscription.delivery?.queueObject === mode.queueObject)
+            let inPlaceOffMain = subscription.runsInPlace(stageRunsOnPostingThread: true, onMainThread: false)
+            let inPlaceOnMain = subscription.runsInPlace(stageRunsOnPostingThread: false, onMainThread: true)
+            #expect(inPlaceOffMain == mode.isPostingThread, "\(mode)")
+            #expect(inPlaceOnMain == (mode.isPostingThread || mode.description == DeliveryMode.mainThread.description), "\(mode)")
+            #expect(DeliveryMode.Code.published(mode) == (mode.queueObject == nil ? UInt(DeliveryMode.Code(mode).rawValue) : 0))
+        }
+        #expect(DeliveryMode.Code(nil) == .inherits && DeliveryMode.Code.inherits.mode(queue: nil) == nil)
+    }
+
     @Test func aHandlerWhosePlaceWasTooLargeToRecordIsFoundByAScanWhenCancelled() {
         let node = DominoNode()
         let log = Log<String>()

@@ -153,6 +153,53 @@ extension DeliveryMode {
         return false
     }
 
+    /// A mode's kind as a small number, the one encoding of every word that walks
+    /// read without building a mode: a handler's state word (all six), a node's
+    /// published mode word and `GraphLock.walkGate` (1 to 3, the modes without a
+    /// queue; see `publishedCode`).
+    enum Code: UInt32 {
+        /// No mode of its own: the node's, else the global, default applies.
+        case inherits = 0
+        case mainThread = 1
+        case background = 2
+        case postingThread = 3
+        case queue = 4
+        case operationQueue = 5
+
+        /// The code of `mode`; `.inherits` for nil.
+        init(_ mode: DeliveryMode?) {
+            switch mode {
+            case nil: self = .inherits
+            case .mainThread?: self = .mainThread
+            case .background?: self = .background
+            case .postingThread?: self = .postingThread
+            case .queue?: self = .queue
+            case .operationQueue?: self = .operationQueue
+            }
+        }
+
+        /// The code of `mode` as published words keep it: 1 to 3 for a mode without
+        /// a queue, 0 for a mode with one (which walks without a lock leave to walks
+        /// under a stripe).
+        static func published(_ mode: DeliveryMode) -> UInt {
+            let code = Code(mode).rawValue
+            return code < Code.queue.rawValue ? UInt(code) : 0
+        }
+
+        /// The mode of this code, with `queue` (what `queueObject` returned) for the
+        /// two modes that have one; nil for `.inherits`.
+        func mode(queue: AnyObject?) -> DeliveryMode? {
+            switch self {
+            case .inherits: return nil
+            case .mainThread: return .mainThread
+            case .background: return .background
+            case .postingThread: return .postingThread
+            case .queue: return .queued(on: queue.unsafelyUnwrapped, operationQueue: false)
+            case .operationQueue: return .queued(on: queue.unsafelyUnwrapped, operationQueue: true)
+            }
+        }
+    }
+
     /// The queue of a ``queue(_:)`` or ``operationQueue(_:)`` mode, else nil: what
     /// `Subscription` keeps of a mode besides its code.
     var queueObject: AnyObject? {

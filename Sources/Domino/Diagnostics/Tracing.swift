@@ -386,7 +386,7 @@ enum GraphSettings {
     /// Recomputes `GraphLock.walkGate` from the settings that only walks under a
     /// stripe handle. Exclusive lock held; called by each writer of one of them.
     static func refreshWalkGate() {
-        let code = Stage.Mode.code(of: defaultDelivery)
+        let code = DeliveryMode.Code.published(defaultDelivery)
         if traceAll || Route.graphMayHaveCycles || code == 0 {
             graphLock.setWalkGate(0)
         } else {

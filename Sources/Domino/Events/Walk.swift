@@ -38,24 +38,12 @@ struct Stage {
         case postingThread
         case boxed(Unmanaged<DeliveryBox>)
 
-        /// The code that published words (`walkGate`, a node's mode word) give a
-        /// mode without a queue: 1 to 3; 0 for a mode with a queue, which walks
-        /// without a lock leave to walks under a stripe.
-        static func code(of mode: DeliveryMode) -> UInt {
-            switch mode {
-            case .mainThread: return 1
-            case .background: return 2
-            case .postingThread: return 3
-            default: return 0
-            }
-        }
-
-        /// The mode of a code from 1 to 3.
+        /// The mode of a published code from 1 to 3 (`DeliveryMode.Code.published`).
         @inline(__always)
         init(code: UInt) {
             switch code {
-            case 1: self = .mainThread
-            case 2: self = .background
+            case UInt(DeliveryMode.Code.mainThread.rawValue): self = .mainThread
+            case UInt(DeliveryMode.Code.background.rawValue): self = .background
             default: self = .postingThread
             }
         }
@@ -901,10 +889,7 @@ extension DominoNode {
                 // handlers it ended (cancelled, unsubscribed, their node gone).
                 if thread.pointee.writes != writes, !receiver.isAttached { return true }
                 // Most handlers name no mode: that test first.
-                let mode = receiver.modeBits
-                let runsHere = (mode == Subscription.ModeCode.inherits.bits && stage.deliveryIsPostingThread)
-                    || mode == Subscription.ModeCode.postingThread.bits
-                    || (mode == Subscription.ModeCode.mainThread.bits && thread.pointee.isMainThread)
+                let runsHere = receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, onMainThread: thread.pointee.isMainThread)
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)
                 if runsHere {
                     if receiver.receive(value, &propagation) {

@@ -55,15 +55,18 @@ public final class DominoNode: @unchecked Sendable {
     @inline(__always)
     private var modeWord: UnsafeMutableRawPointer { firstStoredProperty(of: self) + 3 * MemoryLayout<UInt>.stride }
 
+    /// `publishedMode`'s code (after the tracing bit) for a node that walks without
+    /// a lock leave to walks under a stripe: a mode with a queue, or a responder
+    /// node. The code of the first mode with a queue (`DeliveryMode.Code.queue`);
+    /// computed, so that no access pays a `swift_once`.
+    @inline(__always)
+    static var declinesWalksWithoutALock: UInt32 { DeliveryMode.Code.queue.rawValue }
+
     /// The node's tracing and delivery mode for a walk without a lock: bit 0 is
     /// `tracingFlag`; the rest is 0 without a mode, else the mode's
-    /// `Stage.Mode.code(of:)`, or 4 for a mode with a queue or a responder node
-    /// (`declinesWalksWithoutALock`: walks under a stripe handle those). An
-    /// acquiring load. A trivial word, so a reader may load it from a node in its
-    /// deinit (its memory kept; `responderLink`, a reference, may be freed).
-    /// `publishedMode`'s code (after the tracing bit) for a node that walks without
-    /// a lock leave to walks under a stripe.
-    static let declinesWalksWithoutALock: UInt32 = 4
+    /// `DeliveryMode.Code.published`, or `declinesWalksWithoutALock`. An acquiring
+    /// load. A trivial word, so a reader may load it from a node in its deinit (its
+    /// memory kept; `responderLink`, a reference, may be freed).
     @inline(__always)
     var publishedMode: UInt32 { AtomicWord.load32(modeWord) }
 
@@ -75,7 +78,7 @@ public final class DominoNode: @unchecked Sendable {
         if responderLink != nil {
             mode = Self.declinesWalksWithoutALock
         } else if let deliveryOverride {
-            let code = Stage.Mode.code(of: deliveryOverride)
+            let code = DeliveryMode.Code.published(deliveryOverride)
             mode = code == 0 ? Self.declinesWalksWithoutALock : UInt32(code)
         }
         let word = mode << 1 | (tracingFlag ? 1 : 0)

@@ -90,7 +90,7 @@ final class GraphLock: @unchecked Sendable {
         for stripe in 0..<Self.stripeCount {
             PlatformMutex.initialize(Self.base + stripe * Self.stripeStride)
         }
-        AtomicWord.storeReleasing(Self.walkGateWord, Stage.Mode.code(of: .postingThread))
+        AtomicWord.storeReleasing(Self.walkGateWord, DeliveryMode.Code.published(.postingThread))
     }
 
     /// The current epoch, for stamping new tables. The caller holds a stripe.
@@ -241,7 +241,7 @@ final class GraphLock: @unchecked Sendable {
     /// Whether walks may collect without a lock, and how: 0 while anything that only
     /// walks under a stripe handle is in use (tracing of all nodes, a cycle ever
     /// made, a default mode with a queue), else the default mode's code
-    /// (`Stage.Mode.code(of:)`, the low byte) with `gateGroups` and `gateCaptures`
+    /// (`DeliveryMode.Code.published`, the low byte) with `gateGroups` and `gateCaptures`
     /// set once group interceptors or capture handlers were ever used (walks then
     /// look for them too). Loaded atomically; see `GraphSettings.refreshWalkGate`.
     @inline(__always)

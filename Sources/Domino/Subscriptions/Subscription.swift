@@ -34,7 +34,7 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     // init (an access by name is one the thread sanitizer sees as a plain write
     // racing with walks, which read it without a lock): bit 0 is `isRemoved`, bits
     // 1-2 `role`, bit 3 `answersAsynchronously`, bit 4 `hopsToActor`, bits 5-7 the
-    // delivery mode's code (`ModeCode`), bits 8-31 `position`. Writers change it
+    // delivery mode's code (`DeliveryMode.Code`), bits 8-31 `position`. Writers change it
     // atomically, under the exclusive lock (or in init, before it is shared).
     @exclusivity(unchecked) private var stateBits: UInt32 = 0
     /// The low 32 bits of the graph lock's epoch when the handler was added to its
@@ -53,21 +53,11 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// nil: the only part of a mode that needs a word.
     private let modeQueue: AnyObject?
 
-    /// A handler's delivery mode in three bits of `stateBits`.
-    enum ModeCode: UInt32 {
-        /// No mode of its own: the node's, else the global, default applies.
-        case inherits, postingThread, mainThread, background, queue, operationQueue
-
-        /// The code where `stateBits` keeps it, to compare with `modeBits`.
-        @inline(__always)
-        var bits: UInt32 { rawValue << Subscription.modeShift }
-    }
-
     private static let removedBit: UInt32 = 1
     private static let roleShift: UInt32 = 1
     private static let answersAsynchronouslyBit: UInt32 = 1 << 3
     private static let hopsToActorBit: UInt32 = 1 << 4
-    fileprivate static let modeShift: UInt32 = 5
+    private static let modeShift: UInt32 = 5
     private static let modeMask: UInt32 = 7 << modeShift
     private static let positionShift: UInt32 = 8
     /// The largest place `position` records: a place from here up is found by a
@@ -118,42 +108,47 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
         HandlerRole(rawValue: UInt8(truncatingIfNeeded: state >> Self.roleShift & 3)).unsafelyUnwrapped
     }
 
-    /// The delivery mode's code (see `ModeCode`).
-    var modeCode: ModeCode {
-        ModeCode(rawValue: state >> Self.modeShift & 7).unsafelyUnwrapped
+    /// The delivery mode's code.
+    var modeCode: DeliveryMode.Code {
+        DeliveryMode.Code(rawValue: state >> Self.modeShift & 7).unsafelyUnwrapped
     }
 
-    /// The delivery mode's code as `stateBits` keeps it, for a walk to compare with
-    /// `ModeCode.bits` after one load.
+    /// True when the mode's code is `code`: one load, no mode built.
     @inline(__always)
-    var modeBits: UInt32 { state & Self.modeMask }
+    private func mode(is code: DeliveryMode.Code) -> Bool {
+        state & Self.modeMask == code.rawValue << Self.modeShift
+    }
 
     /// Where notifications run; nil means the node's, else the global, default.
-    var delivery: DeliveryMode? {
-        switch modeCode {
-        case .inherits: return nil
-        case .postingThread: return .postingThread
-        case .mainThread: return .mainThread
-        case .background: return .background
-        case .queue: return .queued(on: modeQueue.unsafelyUnwrapped, operationQueue: false)
-        case .operationQueue: return .queued(on: modeQueue.unsafelyUnwrapped, operationQueue: true)
-        }
-    }
+    var delivery: DeliveryMode? { modeCode.mode(queue: modeQueue) }
 
     /// True when the mode is ``DeliveryMode/postingThread``: tested without building
     /// the mode (and retaining its queue).
     @inline(__always)
-    var runsOnPostingThread: Bool { modeBits == ModeCode.postingThread.bits }
+    var runsOnPostingThread: Bool { mode(is: .postingThread) }
 
     /// True when the mode is ``DeliveryMode/mainThread``: lets the walk run a
     /// main-actor handler in place on the main thread without building the mode.
     @inline(__always)
-    var runsOnMainThread: Bool { modeBits == ModeCode.mainThread.bits }
+    var runsOnMainThread: Bool { mode(is: .mainThread) }
 
     /// True when the handler has no mode of its own (the node's or global default
     /// applies).
     @inline(__always)
-    var inheritsDelivery: Bool { modeBits == ModeCode.inherits.bits }
+    var inheritsDelivery: Bool { mode(is: .inherits) }
+
+    /// True when a walk runs the handler in place, on this thread, without asking
+    /// its mode's queue: its mode is the posting thread, or the main thread and
+    /// this is the main thread, or it has none and its stage's is the posting
+    /// thread. One load of the state word for the three tests (a walk's every
+    /// handler asks). False leaves the queue's own test (`DeliveryMode.isCurrent`).
+    @inline(__always)
+    func runsInPlace(stageRunsOnPostingThread: Bool, onMainThread: Bool) -> Bool {
+        let bits = state & Self.modeMask
+        return (bits == DeliveryMode.Code.inherits.rawValue << Self.modeShift && stageRunsOnPostingThread)
+            || bits == DeliveryMode.Code.postingThread.rawValue << Self.modeShift
+            || (bits == DeliveryMode.Code.mainThread.rawValue << Self.modeShift && onMainThread)
+    }
 
     /// True for async responders, which a synchronous request skips. Set once, in
     /// init. Here rather than in the generic `Responder<R>`, whose stored properties
@@ -178,16 +173,8 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     }
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
-        let mode: ModeCode
-        switch delivery {
-        case nil: mode = .inherits; modeQueue = nil
-        case .postingThread?: mode = .postingThread; modeQueue = nil
-        case .mainThread?: mode = .mainThread; modeQueue = nil
-        case .background?: mode = .background; modeQueue = nil
-        case .queue?: mode = .queue; modeQueue = delivery?.queueObject
-        case .operationQueue?: mode = .operationQueue; modeQueue = delivery?.queueObject
-        }
-        stateBits = UInt32(role.rawValue) << Self.roleShift | mode.rawValue << Self.modeShift
+        modeQueue = delivery?.queueObject
+        stateBits = UInt32(role.rawValue) << Self.roleShift | DeliveryMode.Code(delivery).rawValue << Self.modeShift
     }
 
     /// The handled type's name. The slot key is not stored (it would cost every
