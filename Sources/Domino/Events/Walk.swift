@@ -469,7 +469,7 @@ extension DominoNode {
                 branches = true
                 break
             }
-            visited += 1
+            visited &+= 1
             if let table = found.table {
                 Self.addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
             }
@@ -542,7 +542,7 @@ extension DominoNode {
         var visited = visited, firstNode = firstNode
         let walked = Route.walkPublished(from: start, checking: (sequenceWord, sequence)) { link in
             guard let found = readPublished(link, key) else { return nil }
-            visited += 1
+            visited &+= 1
             if let table = found.table {
                 addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
             }
@@ -610,7 +610,7 @@ extension DominoNode {
                 return (node.publishedParents, table, group, capture, mode)
             }
             guard let found else { return nil }
-            visited += 1
+            visited &+= 1
             if found.table != nil || found.group != nil || found.capture != nil {
                 let code = found.mode >> 1
                 let mode = Stage.Mode(code: code == 0 ? gate & 0xFF : UInt(code))
