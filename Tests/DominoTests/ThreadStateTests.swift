@@ -99,3 +99,41 @@ private final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
+
+/// The signal's lock (`WordLock`): a futex lock on Linux, `os_unfair_lock` on Apple
+/// platforms.
+@Suite("A word lock")
+struct WordLockTests {
+    @Test func threadsContendingForAWordLockNeverOverlapAndLoseNoIncrement() {
+        // Four threads on two cores: most rounds find the lock held, so the slow
+        // paths (marking it waited for, sleeping, waking one) run many times. The
+        // count is a plain variable: an overlap would lose increments, and the thread
+        // sanitizer's run would report the race.
+        nonisolated(unsafe) let lock = WordLock.make()
+        defer { WordLock.free(lock) }
+        nonisolated(unsafe) var count = 0
+        nonisolated(unsafe) var inside = 0
+        nonisolated(unsafe) var overlaps = 0
+        let threads = 4, rounds = 20_000
+        let done = DispatchGroup()
+        for _ in 0..<threads {
+            done.enter()
+            Thread {
+                for _ in 0..<rounds {
+                    WordLock.lock(lock)
+                    inside += 1
+                    if inside != 1 { overlaps += 1 }
+                    count += 1
+                    inside -= 1
+                    WordLock.unlock(lock)
+                }
+                done.leave()
+            }.start()
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        WordLock.lock(lock)
+        #expect(count == threads * rounds)
+        #expect(overlaps == 0)
+        WordLock.unlock(lock)
+    }
+}

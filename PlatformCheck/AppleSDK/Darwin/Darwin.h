@@ -1,5 +1,6 @@
 // Stand-in for the few C declarations of Apple's Darwin module that Domino calls
-// (PlatformMutex, Liveness, Diagnostics): pthread.h, sched.h, dlfcn.h and stdio.h,
+// (PlatformMutex, ThreadLocalSlot, WordLock, Diagnostics): pthread.h, os/lock.h,
+// sched.h and stdio.h,
 // with the SDK's types, nullability and availability (the SDK spells them with
 // __API_AVAILABLE; clang imports either spelling into Swift as @available). Typecheck
 // only: nothing here is linked or run.
@@ -39,8 +40,6 @@ typedef struct __sFILE { unsigned char *_p; int _r; int _w; short _flags; short 
 
 // pthread.h
 DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
-void * _Nullable pthread_getspecific(pthread_key_t);
-DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
 int pthread_key_create(pthread_key_t *, void (* _Nullable)(void *));
 DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
 int pthread_key_delete(pthread_key_t);
@@ -61,17 +60,27 @@ int pthread_main_np(void);
 
 #pragma clang assume_nonnull end
 
+// os/lock.h (OS_UNFAIR_LOCK_AVAILABILITY; OS_NONNULL_ALL)
+#define OS_UNFAIR_LOCK_AVAILABILITY \
+    __attribute__((availability(macos, introduced=10.12))) \
+    __attribute__((availability(ios, introduced=10.0))) \
+    __attribute__((availability(tvos, introduced=10.0))) \
+    __attribute__((availability(watchos, introduced=3.0)))
+typedef unsigned int uint32_t;
+OS_UNFAIR_LOCK_AVAILABILITY
+typedef struct os_unfair_lock_s {
+    uint32_t _os_unfair_lock_opaque;
+} os_unfair_lock, *os_unfair_lock_t;
+OS_UNFAIR_LOCK_AVAILABILITY __attribute__((__nonnull__))
+void os_unfair_lock_lock(os_unfair_lock_t lock);
+OS_UNFAIR_LOCK_AVAILABILITY __attribute__((__nonnull__))
+void os_unfair_lock_unlock(os_unfair_lock_t lock);
+
 // stdlib.h
 void exit(int) __attribute__((__noreturn__));
 
 // sched.h (no nullability annotations, no availability)
 int sched_yield(void);
-
-// dlfcn.h (not audited for nullability: Swift sees implicitly unwrapped pointers)
-#define RTLD_NOW 0x2
-#define RTLD_DEFAULT ((void *) -2)
-extern void * dlopen(const char * __path, int __mode);
-extern void * dlsym(void * __handle, const char * __symbol);
 
 // stdio.h (not audited for nullability)
 extern FILE *__stdinp;

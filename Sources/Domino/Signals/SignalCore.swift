@@ -55,21 +55,21 @@ class SignalCore: @unchecked Sendable {
     init(typeName: String, maxSubscriptions: Int) {
         self.typeName = typeName
         self.maxSubscriptions = maxSubscriptions
-        mutex = PlatformMutex.make()
+        mutex = WordLock.make()
     }
 
     deinit {
-        PlatformMutex.free(mutex)
+        WordLock.free(mutex)
     }
 
     @usableFromInline
     final func lock() {
-        PlatformMutex.lock(mutex)
+        WordLock.lock(mutex)
     }
 
     @usableFromInline
     final func unlock() {
-        PlatformMutex.unlock(mutex)
+        WordLock.unlock(mutex)
     }
 
     @inline(__always)

@@ -2,7 +2,9 @@
 // thread-local word read with one load (no `pthread_getspecific`, no `swift_once` for
 // a key), the Swift runtime's `swift_tryRetain` called directly (no symbol looked up
 // at run time behind a lazily initialized global), and the graph lock's words at a
-// static address (no `swift_once` for the `graphLock` global on a walk's hot path).
+// static address (no `swift_once` for the `graphLock` global on a walk's hot path);
+// and on Linux the two futex calls of `WordLock`'s slow path (a system call that
+// Swift cannot make: `syscall` is variadic).
 // Swift could hold none of these in a global without such a once, or without taking
 // the global's address with `&`, which the thread sanitizer reports as a racing access.
 //
@@ -48,5 +50,12 @@ static inline __attribute__((always_inline)) void *_Nonnull _domino_graph_words_
 static inline __attribute__((always_inline)) long _domino_graph_words_size(void) {
     return DOMINO_GRAPH_WORDS_SIZE;
 }
+
+/// Waits, on Linux, while the 32-bit word at `word` holds `expected` (a futex wait;
+/// it may also return spuriously). `WordLock`'s slow path; not built elsewhere.
+void _domino_futex_wait(unsigned int *_Nonnull word, unsigned int expected);
+
+/// Wakes one thread waiting on the word at `word` (a futex wake). Linux only.
+void _domino_futex_wake_one(unsigned int *_Nonnull word);
 
 #endif
