@@ -73,6 +73,8 @@ typedef struct os_unfair_lock_s {
 } os_unfair_lock, *os_unfair_lock_t;
 OS_UNFAIR_LOCK_AVAILABILITY __attribute__((__nonnull__))
 void os_unfair_lock_lock(os_unfair_lock_t lock);
+OS_UNFAIR_LOCK_AVAILABILITY __attribute__((__warn_unused_result__)) __attribute__((__nonnull__))
+_Bool os_unfair_lock_trylock(os_unfair_lock_t lock);
 OS_UNFAIR_LOCK_AVAILABILITY __attribute__((__nonnull__))
 void os_unfair_lock_unlock(os_unfair_lock_t lock);
 

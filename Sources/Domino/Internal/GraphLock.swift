@@ -2,7 +2,8 @@ internal import _DominoShims
 
 /// The lock that guards the whole node graph: links, handler tables and settings.
 ///
-/// It is a "big-reader" lock: one mutex per stripe, each on its own cache lines.
+/// It is a "big-reader" lock: one lock per stripe (a `WordLock`, free at zero, so
+/// the static words need no set-up), each on its own cache lines.
 /// A post (a reader) locks only its thread's stripe, so threads posting at the same
 /// time neither wait for each other nor bounce a shared cache line; a mutation (a
 /// writer: mount, subscribe, cancel, node deinit) locks every stripe in order.
@@ -80,16 +81,13 @@ final class GraphLock: @unchecked Sendable {
     /// by `unpin` without any (atomically, as the pin counts are).
     private static var limboFlagOffset: Int { stripeCount * stripeStride }
 
-    /// Initializes the mutexes and opens the walk gate. Only the one `graphLock` may
-    /// exist (its words are static). The other words are not written: they are zero
-    /// in static storage, and a walk may already have pinned (`pinWithoutLock` runs
-    /// before a walk reads the gate).
+    /// Opens the walk gate. Only the one `graphLock` may exist (its words are
+    /// static). The other words are not written: they are zero in static storage (a
+    /// stripe's lock, a `WordLock`, is free at zero), and a walk may already have
+    /// pinned (`pinWithoutLock` runs before a walk reads the gate).
     fileprivate init() {
-        precondition(PlatformMutex.size <= Self.pinsOffset)
+        precondition(WordLock.size <= Self.pinsOffset)
         precondition(Self.limboFlagOffset + Self.stripeStride <= _domino_graph_words_size(), "the C shim's graph words are too small")
-        for stripe in 0..<Self.stripeCount {
-            PlatformMutex.initialize(Self.base + stripe * Self.stripeStride)
-        }
         AtomicWord.storeReleasing(Self.walkGateWord, DeliveryMode.Code.published(.postingThread))
     }
 
@@ -335,8 +333,8 @@ final class GraphLock: @unchecked Sendable {
     @inline(never)
     private func reclaimRequested() {
         while AtomicWord.loadSequentiallyConsistent(Self.reclaimRequestWord) != 0 {
-            guard PlatformMutex.tryLock(Self.base) else { return }
-            for stripe in 1..<Self.stripeCount { PlatformMutex.lock(Self.base + stripe * Self.stripeStride) }
+            guard WordLock.tryLock(Self.base) else { return }
+            for stripe in 1..<Self.stripeCount { WordLock.lock(Self.base + stripe * Self.stripeStride) }
             AtomicWord.store(Self.reclaimRequestWord, 0)
             var released: [AnyObject] = []
             advanceLocked(releasing: &released)
@@ -458,7 +456,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     func lockShared(stripe: Int) {
         let mutex = Self.base + stripe * Self.stripeStride
-        if PlatformMutex.tryLock(mutex) { return }
+        if WordLock.tryLock(mutex) { return }
         waitForShared(mutex, stripe: stripe)
     }
 
@@ -468,28 +466,28 @@ final class GraphLock: @unchecked Sendable {
     private func waitForShared(_ mutex: UnsafeMutableRawPointer, stripe: Int) {
         // A write holds the lock for about a microsecond: trying again for a few
         // costs less than sleeping and being woken (tens of microseconds).
-        for _ in 0..<Self.readerSpins where PlatformMutex.tryLock(mutex) { return }
+        for _ in 0..<Self.readerSpins where WordLock.tryLock(mutex) { return }
         _ = AtomicWord.add(Self.waiters(stripe), 1)
-        PlatformMutex.lock(mutex)
+        WordLock.lock(mutex)
         _ = AtomicWord.add(Self.waiters(stripe), -1)
     }
 
     @inline(__always)
     func unlockShared(stripe: Int) {
-        PlatformMutex.unlock(Self.base + stripe * Self.stripeStride)
+        WordLock.unlock(Self.base + stripe * Self.stripeStride)
         if stripe == 0 { reclaimIfRequested() }
     }
 
     func lockExclusive() {
         for stripe in 0..<Self.stripeCount {
-            PlatformMutex.lock(Self.base + stripe * Self.stripeStride)
+            WordLock.lock(Self.base + stripe * Self.stripeStride)
         }
     }
 
     /// Unlocks every stripe, last first.
     private func unlockStripes() {
         for stripe in (0..<Self.stripeCount).reversed() {
-            PlatformMutex.unlock(Self.base + stripe * Self.stripeStride)
+            WordLock.unlock(Self.base + stripe * Self.stripeStride)
         }
     }
 

@@ -84,6 +84,16 @@ enum WordLock {
         return raw
     }
 
+    /// Bytes one lock needs (the graph lock's stripes give it more); zero bytes are a
+    /// free lock.
+    static var size: Int {
+        #if canImport(Darwin)
+        MemoryLayout<os_unfair_lock>.size
+        #else
+        MemoryLayout<UInt32>.size
+        #endif
+    }
+
     /// Frees a lock from `make()`, which no thread holds.
     static func free(_ raw: UnsafeMutableRawPointer) {
         raw.deallocate()
@@ -96,6 +106,17 @@ enum WordLock {
         #else
         var seen: UInt32 = 0
         if !AtomicWord.compareExchangeAcquiring32(raw, expected: &seen, desired: 1) { lockSlowly(raw, seen: seen) }
+        #endif
+    }
+
+    /// Takes the lock if it is free; true when it did.
+    @inline(__always)
+    static func tryLock(_ raw: UnsafeMutableRawPointer) -> Bool {
+        #if canImport(Darwin)
+        os_unfair_lock_trylock(raw.assumingMemoryBound(to: os_unfair_lock.self))
+        #else
+        var seen: UInt32 = 0
+        return AtomicWord.compareExchangeAcquiring32(raw, expected: &seen, desired: 1)
         #endif
     }
 
