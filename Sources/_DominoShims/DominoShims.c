@@ -16,4 +16,19 @@ void _domino_futex_wait(unsigned int *word, unsigned int expected) {
 void _domino_futex_wake_one(unsigned int *word) {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
 }
+#elif !defined(__APPLE__)
+// Elsewhere (no futex; Apple platforms use os_unfair_lock instead): a wait that
+// yields and returns at once, which the lock takes as a spurious wake-up and tries
+// again; so a waiter spins, yielding, and a wake has nothing to do.
+#include <sched.h>
+
+void _domino_futex_wait(unsigned int *word, unsigned int expected) {
+    (void)word;
+    (void)expected;
+    sched_yield();
+}
+
+void _domino_futex_wake_one(unsigned int *word) {
+    (void)word;
+}
 #endif

@@ -52,10 +52,12 @@ static inline __attribute__((always_inline)) long _domino_graph_words_size(void)
 }
 
 /// Waits, on Linux, while the 32-bit word at `word` holds `expected` (a futex wait;
-/// it may also return spuriously). `WordLock`'s slow path; not built elsewhere.
+/// it may also return spuriously). `WordLock`'s slow path. Not defined on Apple
+/// platforms (os_unfair_lock there); on other systems a yield that returns at once.
 void _domino_futex_wait(unsigned int *_Nonnull word, unsigned int expected);
 
-/// Wakes one thread waiting on the word at `word` (a futex wake). Linux only.
+/// Wakes one thread waiting on the word at `word` (a futex wake); nothing on other
+/// systems but Apple's, where it is not defined.
 void _domino_futex_wake_one(unsigned int *_Nonnull word);
 
 #endif
