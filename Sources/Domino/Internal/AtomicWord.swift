@@ -40,14 +40,14 @@ enum AtomicWord {
     }
 
     /// `atomic(_:)` for a 32-bit word.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func atomic32(_ word: UnsafeMutableRawPointer) -> UnsafeAtomic<UInt32> {
         UnsafeAtomic(at: word.assumingMemoryBound(to: UInt32.AtomicRepresentation.self))
     }
 
     /// Replaces the 32-bit word at `word` with `desired` if it holds `expected`,
     /// acquiring; else loads it into `expected`. True when it replaced it.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func compareExchangeAcquiring32(_ word: UnsafeMutableRawPointer, expected: inout UInt32, desired: UInt32) -> Bool {
         let (exchanged, original) = atomic32(word).compareExchange(expected: expected, desired: desired, ordering: .acquiring)
         expected = original
@@ -63,7 +63,7 @@ enum AtomicWord {
 
     /// Subtracts 1 from the 32-bit word at `word` and returns what it held,
     /// releasing.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func decrementReleasing32(_ word: UnsafeMutableRawPointer) -> UInt32 {
         atomic32(word).loadThenWrappingDecrement(ordering: .releasing)
     }

@@ -69,7 +69,9 @@ enum PlatformMutex {
 /// Drepper's "Futexes Are Tricky"), whose uncontended lock and unlock are one
 /// atomic instruction each, inline, where a pthread mutex's round trip cost a fire
 /// about 60 instructions in glibc's calls. A waiter sleeps in the kernel, as with a
-/// mutex. Not recursive; the same thread must unlock.
+/// mutex. Not recursive; the same thread must unlock. Usable from inline code so
+/// that the inlinable `Signal.fire` takes its signal's lock without a call.
+@usableFromInline
 enum WordLock {
     /// A lock in memory of its own (its address must not change while used), for
     /// `free(_:)` to end.
@@ -99,7 +101,7 @@ enum WordLock {
         raw.deallocate()
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func lock(_ raw: UnsafeMutableRawPointer) {
         #if canImport(Darwin)
         os_unfair_lock_lock(raw.assumingMemoryBound(to: os_unfair_lock.self))
@@ -120,7 +122,7 @@ enum WordLock {
         #endif
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func unlock(_ raw: UnsafeMutableRawPointer) {
         #if canImport(Darwin)
         os_unfair_lock_unlock(raw.assumingMemoryBound(to: os_unfair_lock.self))
@@ -133,8 +135,8 @@ enum WordLock {
     /// The lock was held (`seen` 1 or 2): marks it as waited for (2) and sleeps
     /// until an unlock wakes this thread, then takes it, still marked 2 (another
     /// waiter may sleep; the unlock that finds 2 wakes one).
-    @inline(never)
-    private static func lockSlowly(_ raw: UnsafeMutableRawPointer, seen: UInt32) {
+    @usableFromInline @inline(never)
+    static func lockSlowly(_ raw: UnsafeMutableRawPointer, seen: UInt32) {
         var state = seen
         if state != 2 { state = AtomicWord.exchangeAcquiring32(raw, 2) }
         while state != 0 {
@@ -144,8 +146,8 @@ enum WordLock {
     }
 
     /// The lock was marked as waited for: frees it and wakes one waiter.
-    @inline(never)
-    private static func unlockSlowly(_ raw: UnsafeMutableRawPointer) {
+    @usableFromInline @inline(never)
+    static func unlockSlowly(_ raw: UnsafeMutableRawPointer) {
         AtomicWord.storeReleasing32(raw, 0)
         _domino_futex_wake_one(raw.assumingMemoryBound(to: CUnsignedInt.self))
     }

@@ -26,7 +26,7 @@
 class SignalCore: @unchecked Sendable {
     typealias Hook = @Sendable (SignalSubscription) -> Void
 
-    private let mutex: UnsafeMutableRawPointer
+    @usableFromInline let mutex: UnsafeMutableRawPointer
 
     /// The current subscriptions (see ``ObserverList``).
     @usableFromInline @exclusivity(unchecked) var list = ObserverList(capacity: 0)
@@ -62,12 +62,12 @@ class SignalCore: @unchecked Sendable {
         WordLock.free(mutex)
     }
 
-    @usableFromInline
+    @inlinable @inline(__always)
     final func lock() {
         WordLock.lock(mutex)
     }
 
-    @usableFromInline
+    @inlinable @inline(__always)
     final func unlock() {
         WordLock.unlock(mutex)
     }
