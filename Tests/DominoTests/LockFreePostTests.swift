@@ -24,6 +24,17 @@ struct LockFreePostTests {
         withExtendedLifetime(graphLock) { GraphLock.walkGate != 0 }
     }
 
+    @Test func aNodeDeinitializedWithNoLockFreeReaderPinnedKeepsNothing() {
+        // Here, in a process of its own, no other test posts meanwhile (in the whole
+        // suite's run every post pins without a lock, so another suite's walk may be
+        // pinned when the node deinitializes, and its memory then rightly waits).
+        var node: DominoNode? = DominoNode(label: "node")
+        node!.subscribe(Ping.self, on: .postingThread) { _ in }
+        let address = Unmanaged.passUnretained(node!).toOpaque()
+        node = nil
+        #expect(graphLock.retiredInLimbo(MemoryKeeper.self) { $0.address == address } == 0)
+    }
+
     @Test func aPostAlongAChainOfPlainNodesIsDeliveredWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let root = DominoNode(label: "root")

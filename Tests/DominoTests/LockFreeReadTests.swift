@@ -212,15 +212,6 @@ struct LockFreeReadTests {
         #expect(reclaimUntil { graphLock.retiredInLimbo(MemoryKeeper.self, where: keepsParent) == 0 })
     }
 
-    @Test func aNodeDeinitializedWithNoLockFreeReaderPinnedKeepsNothing() {
-        // (Only this suite pins without a lock, one test at a time.)
-        var node: DominoNode? = DominoNode(label: "node")
-        node!.subscribe(Ping.self, on: .postingThread) { _ in }
-        let address = Unmanaged.passUnretained(node!).toOpaque()
-        node = nil
-        #expect(graphLock.retiredInLimbo(MemoryKeeper.self) { $0.address == address } == 0)
-    }
-
     @Test func aLockFreeReaderFindsEveryKeyOfANodeThatOutgrewItsScanAndLostHalfItsKeys() {
         // Past `SlotStore.scanLimit` keys the store has an index; clearing most keys
         // makes the node copy its store without them. A reader must find exactly the
