@@ -22,9 +22,11 @@ struct LockFreeReadTests {
         return condition()
     }
 
-    // Moved from ReclamationTests in session 11: the suites that pin without a lock
-    // run in this serialized suite, so that a test here can tell whether any
-    // reader without a lock is pinned.
+    // Moved from ReclamationTests in session 11, when only this suite pinned without
+    // a lock. Since session 12 every post does, so another suite's walk may be
+    // pinned at any time: tests here wait for what they expect released
+    // (`reclaimUntil`), and the one that needs no reader pinned at all runs in
+    // LockFreePostTests' process of its own.
     @Test func readersPinnedWithoutALockNeverUseAnObjectFreedWhileTheyRead() {
         // The reclamation boundary of performance round 3's lock-free reads: readers
         // pin without the stripe and read an object through a published word while
