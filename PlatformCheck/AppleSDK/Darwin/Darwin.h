@@ -50,8 +50,6 @@ int pthread_mutex_init(pthread_mutex_t * __restrict, const pthread_mutexattr_t *
 DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
 int pthread_mutex_lock(pthread_mutex_t *);
 DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
-int pthread_mutex_trylock(pthread_mutex_t *);
-DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
 int pthread_mutex_unlock(pthread_mutex_t *);
 DARWIN_AVAILABLE_SINCE_FIRST_PTHREADS
 int pthread_setspecific(pthread_key_t, const void * _Nullable);

@@ -13,8 +13,8 @@ internal import _DominoShims
 
 /// The only place that knows which C mutex and thread-local API the platform has.
 ///
-/// Everything else in Domino talks to `PlatformMutex` and `ThreadLocalSlot`,
-/// so no other file needs `#if os(...)`.
+/// Everything else in Domino talks to `PlatformMutex`, `WordLock` and
+/// `ThreadLocalSlot`, so no other file needs `#if os(...)`.
 enum PlatformMutex {
     /// Bytes one mutex needs; callers may give it more (padding against false sharing).
     static var size: Int { MemoryLayout<pthread_mutex_t>.size }
@@ -44,12 +44,6 @@ enum PlatformMutex {
     @inline(__always)
     static func lock(_ raw: UnsafeMutableRawPointer) {
         pthread_mutex_lock(raw.assumingMemoryBound(to: pthread_mutex_t.self))
-    }
-
-    /// Takes the mutex if it is free; true when it did.
-    @inline(__always)
-    static func tryLock(_ raw: UnsafeMutableRawPointer) -> Bool {
-        pthread_mutex_trylock(raw.assumingMemoryBound(to: pthread_mutex_t.self)) == 0
     }
 
     /// Gives the processor to another thread that is ready to run, if any.

@@ -132,11 +132,6 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     @inline(__always)
     var runsOnMainThread: Bool { mode(is: .mainThread) }
 
-    /// True when the handler has no mode of its own (the node's or global default
-    /// applies).
-    @inline(__always)
-    var inheritsDelivery: Bool { mode(is: .inherits) }
-
     /// True when a walk runs the handler in place, on this thread, without asking
     /// its mode's queue: its mode is the posting thread, or the main thread and
     /// this is the main thread, or it has none and its stage's is the posting
