@@ -317,8 +317,8 @@ extension DominoNode {
         let traced = plan.originTraced
         let writes = plan.writes
         let resuming = pending != nil
-        var orphans: [Subscription] = []
-        defer { if !orphans.isEmpty { Self.purge(orphans) } }
+        var orphans = Orphans()
+        defer { orphans.purge() }
 
         for index in start..<plan.stages.count {
             let stage = plan.stages[index]
@@ -393,11 +393,11 @@ extension DominoNode {
     @inline(__always)
     static func errorTurn(
         _ handler: ErrorHandler, error current: inout any Error, stage: Stage, traced: Bool, checkAttached: Bool,
-        thread: UnsafeMutablePointer<ThreadState>, isolation: (any Actor)?, orphans: inout [Subscription]
+        thread: UnsafeMutablePointer<ThreadState>, isolation: (any Actor)?, orphans: inout Orphans
     ) -> ErrorStep {
         if checkAttached, !handler.isAttached { return .passed }
         if handler.isOrphaned {
-            keep(handler, in: &orphans)
+            orphans.append(handler)
             return .passed
         }
         guard handler.takes(current) else { return .passed }

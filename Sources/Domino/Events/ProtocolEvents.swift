@@ -310,11 +310,11 @@ extension DominoNode {
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: event.isRequest ? .requested : .posted, event: event.description, node: description))
         }
-        var orphans: [Subscription] = []
+        var orphans = Orphans()
         var skipped: [String] = []
         var calls = 0
         defer {
-            if !orphans.isEmpty { Self.purge(orphans) }
+            orphans.purge()
             if !skipped.isEmpty { reportSkippedTargets(event, skipped) }
         }
 
@@ -404,9 +404,9 @@ struct TargetWalk<Target>: Sendable {
     ) -> TargetWalkEnd {
         let resuming = pending != nil
         let writes = plan.writes
-        var orphans: [Subscription] = []
+        var orphans = Orphans()
         var calls = before
-        defer { if !orphans.isEmpty { DominoNode.purge(orphans) } }
+        defer { orphans.purge() }
 
         for index in start..<plan.stages.count {
             let stage = plan.stages[index]
