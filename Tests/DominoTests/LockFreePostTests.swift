@@ -35,6 +35,35 @@ struct LockFreePostTests {
         #expect(graphLock.retiredInLimbo(MemoryKeeper.self) { $0.address == address } == 0)
     }
 
+    @Test func aBroadcastQueuesAHandlerNamingNoModeOnTheProcessDefaultThatTheWalkGateNames() async throws {
+        try await expectWalkDownUsesTheGatesDefault { $0.broadcast(Ping(value: 1)) }
+    }
+
+    @Test func aRaiseQueuesAHandlerNamingNoModeOnTheProcessDefaultThatTheWalkGateNames() async throws {
+        try await expectWalkDownUsesTheGatesDefault { $0.raise(Ping(value: 1)) }
+    }
+
+    /// With the process-wide default on the background queue (which the walk gate
+    /// names; a walk down takes it from there instead of the settings), `walk` from
+    /// the root of two nodes queues the child's handler, which names no mode, and
+    /// runs nothing in place.
+    private func expectWalkDownUsesTheGatesDefault(_ walk: (DominoNode) -> PostResult) async throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let previous = DeliveryMode.default
+        DeliveryMode.default = .background
+        defer { DeliveryMode.default = previous }
+        #expect(GraphLock.walkGate & 0xFF == UInt(DeliveryMode.Code.background.rawValue))
+        let root = DominoNode(label: "root")
+        let child = DominoNode(label: "child")
+        child.mount(at: root)
+        let heard = Counter()
+        child.subscribe(Ping.self, on: nil) { _ in heard.increment() }
+        let result = walk(root)
+        #expect(result.deliveries == 1)
+        #expect(result.scheduled == 1)
+        #expect(await eventually { heard.value == 1 })
+    }
+
     @Test func aPostAlongAChainOfPlainNodesIsDeliveredWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let root = DominoNode(label: "root")

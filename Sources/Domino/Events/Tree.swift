@@ -94,7 +94,7 @@ extension DominoNode {
     /// nearest ancestor stage. Shared lock held. Returns true when no stage has
     /// reformers, interceptors or groups (nor responders beside its subscribers,
     /// which share their out-of-line lists): the delivery then needs no marks.
-    private static func collectDown(_ key: SlotKey, from roots: [NodeLink], into plan: inout Plan, traceAll: Bool, scratch: DownScratch) -> Bool {
+    private static func collectDown(_ key: SlotKey, from roots: UnsafeBufferPointer<NodeLink>, into plan: inout Plan, traceAll: Bool, scratch: DownScratch) -> Bool {
         let groupsExist = GraphSettings.groupsExist
         let extras = plan.extra()
         // The space of earlier walks, as locals: a class's properties would cost an
@@ -171,10 +171,13 @@ extension DominoNode {
         up.writes = thread.pointee.writes
         down.writes = up.writes
         graphLock.lockShared(stripe: thread.pointee.stripe)
+        let gate = GraphLock.walkGate
+        up.takeDefaultMode(fromGate: gate)
+        down.takeDefaultMode(fromGate: gate)
         // A traced origin traces every stage, up and down.
         let traceAll = Tracing.tracesAllNodes || tracingFlag
         down.originTraced = traceAll
-        var roots: [NodeLink] = []
+        var roots = ScratchList<NodeLink>()
         swap(&roots, &scratch.roots)
         defer { swap(&roots, &scratch.roots) }
         if !raising {
@@ -192,9 +195,12 @@ extension DominoNode {
             }
             // A cycle with no way further up has no root: it turns down from its node
             // last on the route (see `Route.tops`).
-            if Route.graphMayHaveCycles { roots = Route.tops(from: self) }
+            if Route.graphMayHaveCycles {
+                roots.removeAll()
+                for top in Route.tops(from: self) { roots.append(top) }
+            }
         }
-        let plain = Self.collectDown(key, from: roots, into: &down, traceAll: traceAll, scratch: scratch)
+        let plain = Self.collectDown(key, from: roots.buffer, into: &down, traceAll: traceAll, scratch: scratch)
         up.pinIfBorrowing(thread.pointee.stripe)
         down.pinIfBorrowing(thread.pointee.stripe)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
@@ -399,7 +405,7 @@ final class DownScratch {
     @exclusivity(unchecked) var visited = Set<NodeLink>()
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()
     @exclusivity(unchecked) var openEnds = ScratchList<(depth: Int, entry: Int)>()
-    @exclusivity(unchecked) var roots: [NodeLink] = []
+    @exclusivity(unchecked) var roots = ScratchList<NodeLink>()
     /// `marks(count:)`'s storage: raw, so that the walk writes it without the
     /// uniqueness check of an array (measured: 17 instructions a node).
     private var marksStorage: UnsafeMutablePointer<StageMarks>?
@@ -435,6 +441,7 @@ final class DownScratch {
         marksStorage?.deallocate()
         stack.deallocate()
         openEnds.deallocate()
+        roots.deallocate()
         upStages.deallocate()
         downStages.deallocate()
     }
@@ -477,7 +484,7 @@ final class DownScratch {
         if !visited.isEmpty { visited.removeAll(keepingCapacity: true) }
         stack.removeAll()
         openEnds.removeAll()
-        if !roots.isEmpty { roots.removeAll(keepingCapacity: true) }
+        roots.removeAll()
         extras.clear()
         thread.pointee.downScratch = self
     }

@@ -363,6 +363,15 @@ struct Plan: ~Copyable {
         return modeSlowly(at: node)
     }
 
+    /// Takes the default mode from the walk gate when it names one (see
+    /// `GraphLock.walkGate`), so that the walk does not look it up in the settings
+    /// (measured: 43 instructions a raise). Lock held.
+    @inline(__always)
+    mutating func takeDefaultMode(fromGate gate: UInt) {
+        let code = gate & 0xFF
+        if code != 0 { defaultMode = Stage.Mode(code: code) }
+    }
+
     /// `mode(code:at:)` for a node with a mode with a queue, a responder node, or the
     /// walk's first node without a mode of its own (which looks the default up
     /// once for the walk). Lock held.

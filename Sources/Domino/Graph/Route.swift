@@ -99,9 +99,11 @@ enum Route {
     static func walkDown(from starts: [NodeLink], visited: inout Set<NodeLink>, _ visit: (DominoNode, Int) -> Void) {
         var stack = ScratchList<DownStep>()
         defer { stack.deallocate() }
-        walkDown(from: starts, visited: &visited, stack: &stack) { node, depth, _ in
-            visit(node, depth)
-            return 0
+        starts.withUnsafeBufferPointer { starts in
+            walkDown(from: starts, visited: &visited, stack: &stack) { node, depth, _ in
+                visit(node, depth)
+                return 0
+            }
         }
     }
 
@@ -116,7 +118,7 @@ enum Route {
     /// without a stack of open stages to pop at each node: measured, 35
     /// instructions a node of a broadcast.)
     static func walkDown(
-        from starts: [NodeLink], visited: inout Set<NodeLink>, stack: inout ScratchList<DownStep>,
+        from starts: UnsafeBufferPointer<NodeLink>, visited: inout Set<NodeLink>, stack: inout ScratchList<DownStep>,
         _ visit: (DominoNode, Int, Int) -> Int
     ) {
         for start in starts.reversed() { stack.append((start, 0, -1)) }

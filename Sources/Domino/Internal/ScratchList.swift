@@ -1,7 +1,7 @@
 /// A list of plain values (no reference-counted parts) in memory that its owner
 /// reuses from walk to walk and frees itself (`deallocate()`): a plan's stages after
-/// the first, what walks down keep per node (their stack, the open interceptor
-/// ends, each stage's ancestor), and a thread's `stageNodes`.
+/// the first, what walks down keep (their roots, and per node their stack, the open
+/// interceptor ends, each stage's ancestor), and a thread's `stageNodes`.
 ///
 /// Not an `Array`: each append to an array checks that its buffer is unique, and
 /// each emptying that keeps the capacity calls `replaceSubrange` (measured on a
@@ -94,6 +94,11 @@ struct ScratchList<Element> {
             precondition(index >= 0 && index < count, "ScratchList index out of range")
             base.unsafelyUnwrapped[index] = newValue
         }
+    }
+
+    /// The elements in place, valid until the list changes.
+    var buffer: UnsafeBufferPointer<Element> {
+        @inline(__always) get { UnsafeBufferPointer(start: base, count: count) }
     }
 
     /// The elements, in order (a copy, for the walks that are not worth the care).
