@@ -161,9 +161,9 @@ fi
 # roots in a ScratchList, and the default mode taken from the walk gate (raise
 # 4,384 to 4,197, 382 per node, releases 9 to 8; broadcast 293,094, 264 per node,
 # releases 9 to 8). A plan's stage count without an overflow check too, which a
-# walk up pays at each stage it collects: post 587 to 580, depth 10 842 to 805 (25 a level), request 864 to 869
-# and protocol post 2,810 to 2,847 (the optimizer's layout, not traced further),
-# report 1,731.
+# walk up pays at each stage it collects: post 587 to 580, depth 10 842 to 805 (25
+# a level), request 864 to 869 and protocol post 2,810 to 2,847 (the optimizer's
+# layout, not traced further), report 1,731.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
