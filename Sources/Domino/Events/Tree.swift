@@ -154,10 +154,6 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
-        // A node knows where its own responder chain leads, never who follows it: read
-        // every chain, so that the walk down finds the followers it has not met yet.
-        Self.refreshEveryResponderChain()
-
         let scratch = DownScratch.take(from: thread)
         var up = Plan()
         var down = Plan()
@@ -170,40 +166,10 @@ extension DominoNode {
         }
         up.writes = thread.pointee.writes
         down.writes = up.writes
-        graphLock.lockShared(stripe: thread.pointee.stripe)
-        let gate = GraphLock.walkGate
-        up.takeDefaultMode(fromGate: gate)
-        down.takeDefaultMode(fromGate: gate)
-        // A traced origin traces every stage, up and down.
-        let traceAll = Tracing.tracesAllNodes || tracingFlag
-        down.originTraced = traceAll
-        var roots = ScratchList<NodeLink>()
-        swap(&roots, &scratch.roots)
-        defer { swap(&roots, &scratch.roots) }
-        if !raising {
-            roots.append(NodeLink(self))
-        } else {
-            let raiseKey = key.in(.raise)
-            Route.walk(from: self) { node in
-                up.nodesVisited += 1
-                if let table = node.slots.table(for: raiseKey) {
-                    up.addStage(table, at: node, traceAll: traceAll)
-                }
-                if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
-                    roots.append(NodeLink(node))
-                }
-            }
-            // A cycle with no way further up has no root: it turns down from its node
-            // last on the route (see `Route.tops`).
-            if Route.graphMayHaveCycles {
-                roots.removeAll()
-                for top in Route.tops(from: self) { roots.append(top) }
-            }
-        }
-        let plain = Self.collectDown(key, from: roots.buffer, into: &down, traceAll: traceAll, scratch: scratch)
-        up.pinIfBorrowing(thread.pointee.stripe)
-        down.pinIfBorrowing(thread.pointee.stripe)
-        graphLock.unlockShared(stripe: thread.pointee.stripe)
+        // Without the stripe when no responder node was ever made (their followers
+        // are not published), else, or when that declines, under it.
+        let plain = !GraphLock.respondersExist && collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+            || collectDownLocked(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
 
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         if down.originTraced {
@@ -311,6 +277,173 @@ extension DominoNode {
         return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
     }
 
+    /// `deliverDown`'s collection under the stripe: every case (responder chains,
+    /// cycles, branching routes, reformers, interceptors, groups, tracing). Returns
+    /// true when every stage of the way down is plain (see `collectDown`).
+    private func collectDownLocked(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        // A node knows where its own responder chain leads, never who follows it: read
+        // every chain, so that the walk down finds the followers it has not met yet.
+        Self.refreshEveryResponderChain()
+        graphLock.lockShared(stripe: thread.pointee.stripe)
+        let gate = GraphLock.walkGate
+        up.takeDefaultMode(fromGate: gate)
+        down.takeDefaultMode(fromGate: gate)
+        // A traced origin traces every stage, up and down.
+        let traceAll = Tracing.tracesAllNodes || tracingFlag
+        down.originTraced = traceAll
+        var roots = ScratchList<NodeLink>()
+        swap(&roots, &scratch.roots)
+        defer { swap(&roots, &scratch.roots) }
+        if !raising {
+            roots.append(NodeLink(self))
+        } else {
+            let raiseKey = key.in(.raise)
+            Route.walk(from: self) { node in
+                up.nodesVisited += 1
+                if let table = node.slots.table(for: raiseKey) {
+                    up.addStage(table, at: node, traceAll: traceAll)
+                }
+                if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
+                    roots.append(NodeLink(node))
+                }
+            }
+            // A cycle with no way further up has no root: it turns down from its node
+            // last on the route (see `Route.tops`).
+            if Route.graphMayHaveCycles {
+                roots.removeAll()
+                for top in Route.tops(from: self) { roots.append(top) }
+            }
+        }
+        let plain = Self.collectDown(key, from: roots.buffer, into: &down, traceAll: traceAll, scratch: scratch)
+        up.pinIfBorrowing(thread.pointee.stripe)
+        down.pinIfBorrowing(thread.pointee.stripe)
+        graphLock.unlockShared(stripe: thread.pointee.stripe)
+        return plain
+    }
+
+    /// `deliverDown`'s collection without the stripe (performance round 3; see
+    /// Maintainers/ReadsWithoutALock.md), as a walk up collects without it: true when
+    /// the plans hold every stage and the delivery pin, all of them plain; false when
+    /// the walk must collect under its stripe instead (the plans are then emptied).
+    /// The caller saw that no responder node exists.
+    private func collectDownWithoutLock(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        let stripe = thread.pointee.stripe
+        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+        let collected = collectDownPublished(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        // The read pin first: giving the delivery pin back may reclaim (and so run
+        // deinits), which no read pin may span.
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        if collected { return true }
+        up.restart()
+        down.restart()
+        return false
+    }
+
+    /// `collectDownWithoutLock`'s walk; the caller is pinned without a lock.
+    ///
+    /// What it reads, it reads as `collectPublished` does: between two equal, even
+    /// loads of `GraphLock.linkSequence` (checked at each node too), each node's
+    /// mode word, parent and child lists and table address, never a table. Then it
+    /// takes the delivery pin and loads each stage's table word again through its
+    /// node; a table still published is safe to read for as long as that pin holds,
+    /// and is read then: a stage that is not plain (reformers, interceptors, which
+    /// need the marks that `collectDown` sets up) declines the whole collection.
+    /// Declines too when the gate is closed, at a node with group interceptors or
+    /// that declines walks without a lock (a responder node, a mode with a queue),
+    /// and on a raise's way up that branches (a raise then has a single root). The
+    /// way up of a raise needs no group look-up: it runs raise-phase handlers only.
+    private func collectDownPublished(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        // The sequence before the gate, as in `collectPublished`.
+        let sequenceWord = GraphLock.linkSequenceAddress
+        let sequence = AtomicWord.load(sequenceWord)
+        let gate = GraphLock.walkGate
+        // Capture handlers do not matter going down; group interceptors do, at the
+        // nodes that have them.
+        let groupsUsed = gate & GraphLock.gateGroups != 0
+        let defaultCode = gate & ~(GraphLock.gateGroups | GraphLock.gateCaptures)
+        guard defaultCode &- 1 < 0xFF, sequence & 1 == 0 else { return false }
+        let origin = publishedMode
+        if origin >> 1 == DominoNode.declinesWalksWithoutALock { return false }
+        let traceAll = origin & 1 != 0
+        down.originTraced = traceAll
+        func stage(_ table: Unmanaged<HandlerTable>, mode: UInt32, position: Int) -> Stage {
+            let code = mode >> 1
+            return Stage(handlers: table, mode: Stage.Mode(code: code == 0 ? defaultCode : UInt(code)), traced: traceAll || mode & 1 != 0, position: position)
+        }
+        // Each stage's node, the way up's then the way down's, for the check under
+        // the delivery pin.
+        var nodes = ScratchList<NodeLink>()
+        swap(&nodes, &scratch.stageNodes)
+        defer { swap(&nodes, &scratch.stageNodes) }
+        nodes.removeAll()
+
+        var top = NodeLink(self)
+        let raiseKey = key.in(.raise)
+        if raising {
+            var visited = 0
+            while true {
+                guard let found = Self.readPublished(top, raiseKey), !found.parents.isMultiple else { return false }
+                visited &+= 1
+                if let table = found.table {
+                    up.stages.append(stage(table, mode: found.mode, position: visited))
+                    nodes.append(top)
+                }
+                if AtomicWord.load(sequenceWord) != sequence { return false }
+                guard let next = found.parents.only else { break }
+                top = next
+            }
+            up.nodesVisited = visited
+        }
+
+        // Depth-first pre-order, children in mount order; a node with several
+        // parents once (no cycle: the gate is closed once one was ever made). The
+        // roots list is the stack: a walk without the stripe has a single root.
+        var stack = ScratchList<NodeLink>()
+        var marked = Set<NodeLink>()
+        swap(&stack, &scratch.roots)
+        swap(&marked, &scratch.visited)
+        defer {
+            // Left empty for the walk under the stripe, if this one declines.
+            stack.removeAll()
+            if !marked.isEmpty { marked.removeAll(keepingCapacity: true) }
+            swap(&stack, &scratch.roots)
+            swap(&marked, &scratch.visited)
+        }
+        stack.append(top)
+        var visited = 0
+        while let link = stack.popLast() {
+            let found = link.withNode { node -> (children: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32, reachableTwice: Bool)? in
+                let mode = node.publishedMode
+                if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
+                if groupsUsed && node.publishedTable(for: .group) != nil { return nil }
+                return (node.publishedChildren, node.publishedTable(for: key), mode, node.publishedParents.isMultiple)
+            }
+            guard let found else { return false }
+            if found.reachableTwice && !marked.insert(link).inserted { continue }
+            visited &+= 1
+            if let table = found.table {
+                down.stages.append(stage(table, mode: found.mode, position: visited))
+                nodes.append(link)
+            }
+            if AtomicWord.load(sequenceWord) != sequence { return false }
+            found.children.forEachPublishedLinkReversed { stack.append($0) }
+        }
+        if AtomicWord.load(sequenceWord) != sequence { return false }
+        down.nodesVisited = visited
+
+        let upCount = up.stages.count
+        guard upCount + down.stages.count > 0 else { return true }
+        down.adoptPin(stripe: thread.pointee.stripe, parity: GraphLock.pinForDelivery(stripe: thread.pointee.stripe))
+        for index in 0..<nodes.count {
+            let isUp = index < upCount
+            let expected = isUp ? up.stages[index].handlers : down.stages[index - upCount].handlers
+            let table = nodes[index].withNode { $0.publishedTable(for: isUp ? raiseKey : key) }
+            if table?.toOpaque() != expected.toOpaque() { return false }
+            if !isUp && expected._withUnsafeGuaranteedRef({ $0.rarer != nil }) { return false }
+        }
+        return true
+    }
+
     /// Runs the subscribers of each stage of `plan` in order with `value`, until one
     /// stops: the stage where it stopped, and how. A function of its own, so that
     /// `notify` is inlined in its loop (in `deliverDown`'s it was called, about 40
@@ -406,6 +539,8 @@ final class DownScratch {
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()
     @exclusivity(unchecked) var openEnds = ScratchList<(depth: Int, entry: Int)>()
     @exclusivity(unchecked) var roots = ScratchList<NodeLink>()
+    /// Each stage's node, for a walk that collects without its stripe.
+    @exclusivity(unchecked) var stageNodes = ScratchList<NodeLink>()
     /// `marks(count:)`'s storage: raw, so that the walk writes it without the
     /// uniqueness check of an array (measured: 17 instructions a node).
     private var marksStorage: UnsafeMutablePointer<StageMarks>?
@@ -442,6 +577,7 @@ final class DownScratch {
         stack.deallocate()
         openEnds.deallocate()
         roots.deallocate()
+        stageNodes.deallocate()
         upStages.deallocate()
         downStages.deallocate()
     }
@@ -474,7 +610,7 @@ final class DownScratch {
         self.downStages = downStages
         guard thread.pointee.downScratch == nil else { return }
         let largest = Swift.max(
-            visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, marksCapacity,
+            visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, stageNodes.capacity, marksCapacity,
             upStages.capacity, downStages.capacity, extras.largestCapacity
         )
         guard largest <= Self.keptCapacity else { return }

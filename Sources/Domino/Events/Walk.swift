@@ -322,6 +322,17 @@ struct Plan: ~Copyable {
         pinnedParity = parity
     }
 
+    /// Gives back the delivery pin, if the plan holds one, and forgets the stages
+    /// (their memory kept) and the counts: for a walk down whose collection without
+    /// a lock declined and that collects again under its stripe.
+    mutating func restart() {
+        if pinned >= 0 { GraphLock.unpin(stripe: pinned, parity: pinnedParity) }
+        pinned = -1
+        stages = StageList(reusing: stages.takeStorage())
+        nodesVisited = 0
+        originTraced = false
+    }
+
     /// Makes a table for this walk only and keeps it alive as long as the plan.
     mutating func ownTable(for node: DominoNode) -> HandlerTable {
         let table = HandlerTable(of: node)

@@ -118,6 +118,15 @@ struct NodeList: ~Copyable {
             guard isMultiple else { return }
             NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef { $0.forEachPublished(body) }
         }
+
+        /// `forEachPublishedLink` from the last link to the first: for a walk down
+        /// that pushes a node's children on its stack so that they pop in order.
+        @inline(__always)
+        func forEachPublishedLinkReversed(_ body: (NodeLink) -> Void) {
+            if let only { return body(only) }
+            guard isMultiple else { return }
+            NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef { $0.forEachPublishedReversed(body) }
+        }
     }
 }
 
@@ -472,6 +481,21 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
                 let word = AtomicWord.load(UnsafeMutableRawPointer(places + place))
                 if let pointer = UnsafeMutableRawPointer(bitPattern: word) { body(NodeLink(pointer: pointer)) }
                 place += 1
+            }
+        }
+    }
+
+    /// `forEachPublished` from the end back to the start. The end is loaded first; a
+    /// start loaded past it (links cleared meanwhile) reads nothing.
+    @inline(__always)
+    func forEachPublishedReversed(_ body: (NodeLink) -> Void) {
+        withUnsafeMutablePointers { header, places in
+            var place = Int(AtomicWord.load32(UnsafeMutableRawPointer(header) + MemoryLayout<Int32>.stride))
+            let start = Int(AtomicWord.load32(UnsafeMutableRawPointer(header)))
+            while place > start {
+                place -= 1
+                let word = AtomicWord.load(UnsafeMutableRawPointer(places + place))
+                if let pointer = UnsafeMutableRawPointer(bitPattern: word) { body(NodeLink(pointer: pointer)) }
             }
         }
     }

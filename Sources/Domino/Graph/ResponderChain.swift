@@ -217,6 +217,7 @@ extension DominoNode {
     func registerLocked(responder link: ResponderLink) {
         ResponderRegistry.nodes[link.hostID] = NodeLink(self)
         ResponderRegistry.exist = true
+        graphLock.publishRespondersExist()
         ResponderRegistry.registrations += 1
         link.registration = ResponderRegistry.registrations
         // Chains read before may pass through this responder, leading past its node.

@@ -299,6 +299,13 @@ extension DominoNode {
         parentLinks.publishedShape
     }
 
+    /// This node's child list as a reader pinned without a lock finds it (see
+    /// `publishedParents`).
+    @inline(__always)
+    var publishedChildren: NodeList.Shape {
+        childLinks.publishedShape
+    }
+
     /// This node's slot store as a reader pinned without a lock finds it, or nil when
     /// the node has no handlers (or has deinitialized); read it with
     /// `SlotStore.publishedTable(for:)`.

@@ -71,6 +71,19 @@ final class GraphLock: @unchecked Sendable {
     private static var walkGateWord: UnsafeMutableRawPointer { epochWord + MemoryLayout<UInt>.stride }
     /// Where `linkSequence` lives: beside the epoch.
     private static var linkSequenceWord: UnsafeMutableRawPointer { epochWord + 2 * MemoryLayout<UInt>.stride }
+    /// Where `respondersExist` lives: beside the link sequence.
+    private static var respondersWord: UnsafeMutableRawPointer { epochWord + 3 * MemoryLayout<UInt>.stride }
+
+    /// True once a responder node was ever made (`ResponderRegistry.exist`, sticky),
+    /// for walks down that collect without a lock: a responder's followers are not
+    /// published, and a broadcast reads every responder's chain first. An acquiring
+    /// load.
+    static var respondersExist: Bool { AtomicWord.load(respondersWord) != 0 }
+
+    /// Sets `respondersExist`. Exclusive lock held.
+    func publishRespondersExist() {
+        AtomicWord.storeReleasing(Self.respondersWord, 1)
+    }
     /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
