@@ -317,6 +317,13 @@ extension LockFreePostTests {
         left.mount(at: root)
         right.mount(at: root)
         leaf.mount(at: left)
+        // Group interceptors in use (elsewhere), so that the walks look up each node's
+        // group table too: in a debug build that look-up once retained the node, which
+        // crashed when the node was in its deinit (the address sanitizer's run, one
+        // run in three).
+        let elsewhere = DominoNode(label: "elsewhere")
+        elsewhere.intercept(every: (any CheckoutEvent).self) { _ in .proceed }
+        #expect(GraphLock.walkGate & GraphLock.gateGroups != 0)
         // Which broadcast reached which node: broadcast × 8 + the node's index (0 the root).
         let log = Log<Int>()
         for (index, node) in [root, left, right, leaf].enumerated() {

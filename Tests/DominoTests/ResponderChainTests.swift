@@ -38,6 +38,14 @@ import DominoTesting
         #expect(result.nodesVisited == 4)
     }
 
+    @Test func makingAResponderNodeTellsWalksDownWithoutALockThatRespondersExist() {
+        // Walks down collect without their stripe only while no responder node was
+        // ever made (their followers are not published): the flag they load.
+        let screen = Screen()
+        _ = screen.button.dominoNode
+        #expect(GraphLock.respondersExist)
+    }
+
     @Test func routeListsTheResponderNodesInChainOrder() {
         let screen = Screen()
         _ = screen.card.dominoNode

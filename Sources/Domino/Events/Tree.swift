@@ -415,7 +415,13 @@ extension DominoNode {
             let found = link.withNode { node -> (children: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32, reachableTwice: Bool)? in
                 let mode = node.publishedMode
                 if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
-                if groupsUsed && node.publishedTable(for: .group) != nil { return nil }
+                // Not `groupsUsed && …`: the operator's autoclosure captures `node`,
+                // which a debug build retains, and a node read without a lock may be
+                // in its deinit (a retain then outlives it: a crash, seen under the
+                // address sanitizer). No other operator with an autoclosure here.
+                if groupsUsed {
+                    if node.publishedTable(for: .group) != nil { return nil }
+                }
                 return (node.publishedChildren, node.publishedTable(for: key), mode, node.publishedParents.isMultiple)
             }
             guard let found else { return false }
