@@ -168,7 +168,7 @@ extension DominoNode {
         down.writes = up.writes
         // Without the stripe when no responder node was ever made (their followers
         // are not published), else, or when that declines, under it.
-        let plain = !GraphLock.respondersExist && collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        let plain = (!GraphLock.respondersExist && collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread))
             || collectDownLocked(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
 
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
@@ -366,10 +366,6 @@ extension DominoNode {
         if origin >> 1 == DominoNode.declinesWalksWithoutALock { return false }
         let traceAll = origin & 1 != 0
         down.originTraced = traceAll
-        func stage(_ table: Unmanaged<HandlerTable>, mode: UInt32, position: Int) -> Stage {
-            let code = mode >> 1
-            return Stage(handlers: table, mode: Stage.Mode(code: code == 0 ? defaultCode : UInt(code)), traced: traceAll || mode & 1 != 0, position: position)
-        }
         // Each stage's node, the way up's then the way down's, for the check under
         // the delivery pin.
         var nodes = ScratchList<NodeLink>()
@@ -385,7 +381,7 @@ extension DominoNode {
                 guard let found = Self.readPublished(top, raiseKey), !found.parents.isMultiple else { return false }
                 visited &+= 1
                 if let table = found.table {
-                    up.stages.append(stage(table, mode: found.mode, position: visited))
+                    up.stages.append(Stage(published: table, modeWord: found.mode, defaultCode: defaultCode, traceAll: traceAll, position: visited))
                     nodes.append(top)
                 }
                 if AtomicWord.load(sequenceWord) != sequence { return false }
@@ -428,7 +424,7 @@ extension DominoNode {
             if found.reachableTwice && !marked.insert(link).inserted { continue }
             visited &+= 1
             if let table = found.table {
-                down.stages.append(stage(table, mode: found.mode, position: visited))
+                down.stages.append(Stage(published: table, modeWord: found.mode, defaultCode: defaultCode, traceAll: traceAll, position: visited))
                 nodes.append(link)
             }
             if AtomicWord.load(sequenceWord) != sequence { return false }
@@ -545,7 +541,9 @@ final class DownScratch {
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()
     @exclusivity(unchecked) var openEnds = ScratchList<(depth: Int, entry: Int)>()
     @exclusivity(unchecked) var roots = ScratchList<NodeLink>()
-    /// Each stage's node, for a walk that collects without its stripe.
+    /// Each stage's node, for a walk that collects without its stripe. Not the
+    /// thread's `stageNodes`, which walks up use: this one is capped with the rest of
+    /// the scratch (`keptCapacity`), so a broadcast to a huge tree keeps nothing.
     @exclusivity(unchecked) var stageNodes = ScratchList<NodeLink>()
     /// `marks(count:)`'s storage: raw, so that the walk writes it without the
     /// uniqueness check of an array (measured: 17 instructions a node).

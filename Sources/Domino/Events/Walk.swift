@@ -58,6 +58,16 @@ struct Stage {
         self.bits = bits | UInt32(truncatingIfNeeded: position) << 2
     }
 
+    /// The stage of `table` at a node whose published mode word (`DominoNode.
+    /// publishedMode`) is `modeWord`, found by a walk without a lock: a node without
+    /// a mode of its own takes `defaultCode`, the default mode's code that the walk
+    /// gate names.
+    @inline(__always)
+    init(published table: Unmanaged<HandlerTable>, modeWord: UInt32, defaultCode: UInt, traceAll: Bool, position: Int) {
+        let code = modeWord >> 1
+        self.init(handlers: table, mode: Mode(code: code == 0 ? defaultCode : UInt(code)), traced: traceAll || modeWord & 1 != 0, position: position)
+    }
+
     /// The same stage, running `table` instead (a walk's detached copy).
     func running(_ table: Unmanaged<HandlerTable>) -> Stage {
         var stage = self
@@ -540,11 +550,7 @@ extension DominoNode {
         _ table: Unmanaged<HandlerTable>, mode: UInt32, at link: NodeLink, position: Int, gate: UInt, traceAll: Bool,
         into plan: inout Plan, firstNode: inout NodeLink, thread: UnsafeMutablePointer<ThreadState>
     ) {
-        let code = mode >> 1
-        plan.stages.append(Stage(
-            handlers: table, mode: Stage.Mode(code: code == 0 ? gate : UInt(code)),
-            traced: traceAll || mode & 1 != 0, position: position
-        ))
+        plan.stages.append(Stage(published: table, modeWord: mode, defaultCode: gate, traceAll: traceAll, position: position))
         if plan.stages.count == 1 { firstNode = link } else { thread.pointee.stageNodes.set(link, at: plan.stages.count - 2) }
     }
 
@@ -941,7 +947,6 @@ extension DominoNode {
         }
         return propagation
     }
-
 
     /// Runs a stage's reformers on `value`, tracing each rewrite when the node is traced.
     static func reform<Payload: Sendable>(_ value: inout Payload, at stage: Stage, eventName: @autoclosure () -> String) {
