@@ -87,7 +87,10 @@ print(Markdown.machine(machine, mode: mode, plan: plan))
 print()
 
 let scenarios = Scenarios.all(filter: options.filter)
+// The responder rows after the others, in a group of their own: see
+// ResponderScenarios.swift.
 let measurements = Harness(plan: plan).measure(scenarios)
+    + Harness(plan: plan).measure(Scenarios.responders(filter: options.filter))
 let rows = Results.rows(measurements, derived: Scenarios.derived, fits: Scenarios.fits)
 if !rows.isEmpty {
     print(Markdown.results(rows))

@@ -1,0 +1,96 @@
+import Domino
+
+// Rows for programs that use the responder chain (every UIKit or AppKit app whose
+// views and controllers have `dominoNode`s): measured in a group of their own,
+// after the other scenarios, since making a responder node switches the responder
+// registry on for the rest of the process, which changes how every walk collects.
+
+/// A main-actor responder, as `UIView` and `UIViewController` are: its chain is read
+/// on the main thread only (the default), and the harness posts there.
+@MainActor final class ViewResponder: DominoResponder {
+    let next: ViewResponder?
+    lazy var domino = DominoNode(label: "view", responder: self)
+
+    init(next: ViewResponder?) {
+        self.next = next
+    }
+
+    var nextDominoResponder: (any DominoResponder)? { next }
+}
+
+extension Scenarios {
+    /// The responder scenarios, in report order, built only when their names match
+    /// `filter` (all when nil). Run after `all(filter:)`'s.
+    static func responders(filter: String?) -> [Scenario] {
+        let builders: [(String, () -> Scenario)] = [
+            ("responder.post.depth10", { responderPost(depth: 10) }),
+            ("responder.broadcast.tree111", { responderBroadcastTree111() }),
+        ]
+        return builders
+            .filter { name, _ in filter.map { matches(name, $0) } ?? true }
+            .map { name, build in
+                let scenario = build()
+                precondition(scenario.name == name, "scenario \(scenario.name) is listed as \(name)")
+                return scenario
+            }
+    }
+
+    /// A typed event posted on the main thread at the node of a responder `depth`
+    /// responders below the only subscriber, each responder with a node and no
+    /// mounting: the route is the responder chain, read as the post passes it.
+    static func responderPost(depth: Int) -> Scenario {
+        let counter = Counter()
+        // The harness builds scenarios on the main thread.
+        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
+            var responders = [ViewResponder(next: nil)]
+            for _ in 0..<depth { responders.append(ViewResponder(next: responders.last)) }
+            return (responders, responders.map(\.domino))
+        }
+        nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let bottom = nodes[depth]
+        return Scenario(
+            name: "responder.post.depth\(depth)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// One typed event broadcast on the main thread from the root of a tree of 111
+    /// responders (fan-out 10, depth 2), every node subscribed, each responder's next
+    /// responder its parent: the tree is the responder chains, no mounting. ns/op is
+    /// per broadcast.
+    static func responderBroadcastTree111() -> Scenario {
+        let counter = Counter()
+        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
+            var responders = [ViewResponder(next: nil)]
+            var level = [responders[0]]
+            for _ in 1...2 {
+                var next: [ViewResponder] = []
+                for parent in level {
+                    for _ in 0..<10 { next.append(ViewResponder(next: parent)) }
+                }
+                responders += next
+                level = next
+            }
+            let nodes = responders.map(\.domino)
+            // Read every chain once, as UIKit's views would be by a first post.
+            for node in nodes { node.refreshResponderChain() }
+            return (responders, nodes)
+        }
+        for node in nodes {
+            node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        }
+        let root = nodes[0]
+        return Scenario(
+            name: "responder.broadcast.tree111",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+}
