@@ -681,6 +681,9 @@ extension DominoNode {
     /// read again (outside the lock), and the route walked again when they changed.
     @inline(never)
     func collectFollowingResponders(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
+        if collectAlongKnownChains(key, into: &plan, thread: thread) { return }
+        plan = Plan()
+        plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
         var refreshed: [ObjectIdentifier] = []
         var cutShort = false
@@ -698,6 +701,29 @@ extension DominoNode {
             plan = Plan()
             plan.writes = thread.pointee.writes
         }
+    }
+
+    /// `collectFollowingResponders` when every responder node on the route still
+    /// leads where it did: the route collected under the stripe, with a
+    /// `ChainCheck` of each responder node's link, then each chain read outside the
+    /// lock and compared with what its last resolution read. True when all of them
+    /// hold (`plan` then holds the stages); false when one does not or cannot be
+    /// checked, and the links are to be resolved (`plan` is then to be thrown away).
+    /// Measured: a post up a chain of 10 responder nodes, 21,100 instructions
+    /// resolving every link to 0 here.
+    private func collectAlongKnownChains(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        let stripe = thread.pointee.stripe
+        let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
+        // Destroyed outside the lock: it may hold the last reference to a responder.
+        var checks = ChainChecks()
+        graphLock.lockShared(stripe: stripe)
+        collectLocked(key, into: &plan)
+        plan.pinIfBorrowing(stripe)
+        Route.walk(from: self) { node in
+            if node.responderLink != nil { checks.add(node, onMainThread: onMainThread) }
+        }
+        graphLock.unlockShared(stripe: stripe)
+        return checks.hold(onMainThread: onMainThread, thread: thread)
     }
 
     /// The walk of `collect`. Shared lock held.

@@ -61,12 +61,17 @@ extension DominoResponder {
     /// main thread, or anywhere for a responder that declared its chain readable on
     /// any thread. Isolation is asserted the way `MainActor.assumeIsolated` does it.
     func nextResponderAssumingReadable() -> (any DominoResponder)? {
-        nonisolated(unsafe) let responder = self
-        let read: @MainActor () -> (any DominoResponder)? = { responder.nextDominoResponder }
-        return withoutActuallyEscaping(read) { read in
-            unsafeBitCast(read, to: (() -> (any DominoResponder)?).self)()
-        }
+        // A function of its own, the responder an argument: a closure capturing it
+        // (or `Self`'s metadata) was allocated at every read (measured: one
+        // allocation per responder a post passed).
+        let read: @MainActor (any DominoResponder) -> (any DominoResponder)? = readNextDominoResponder
+        return unsafeBitCast(read, to: ((any DominoResponder) -> (any DominoResponder)?).self)(self)
     }
+}
+
+/// `responder.nextDominoResponder`, for `nextResponderAssumingReadable()`.
+@MainActor private func readNextDominoResponder(_ responder: any DominoResponder) -> (any DominoResponder)? {
+    responder.nextDominoResponder
 }
 
 /// A node's place in a responder chain. `host` and the constants are set once, at
@@ -104,6 +109,14 @@ final class ResponderLink: @unchecked Sendable {
     /// True once the chain was read (`successor` then says where it leads, nil
     /// included). Written under the exclusive lock.
     @exclusivity(unchecked) var wasRead = false
+    /// The responders the last resolution read above the host, in order: up to the
+    /// one whose node is `successor`, or to the last one, whose next responder was
+    /// nil. Valid while `ResponderRegistry.membership` equals `readPathMembership`
+    /// (-1: no path, as after a chain found too long). A walk that reads the same
+    /// responders again knows the link unchanged without resolving it (see
+    /// `ChainCheck`). Written under the exclusive lock.
+    @exclusivity(unchecked) var readPath: [ObjectIdentifier] = []
+    @exclusivity(unchecked) var readPathMembership = -1
     /// True once a walk off the main thread was cut short here, before the chain was
     /// ever read, and said so (``Diagnostic/Code/responderChainUnread``, once per
     /// node). Written under the exclusive lock.
@@ -136,6 +149,11 @@ enum ResponderRegistry {
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
     /// How many responder nodes were created (see `ResponderLink.registration`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
+    /// Bumped under the exclusive lock whenever a responder node is registered or
+    /// unregistered: while it stays, the responders that have a node stay the same,
+    /// and so does where a chain read along the same responders leads (see
+    /// `ResponderLink.readPath`).
+    @exclusivity(unchecked) nonisolated(unsafe) static var membership = 0
 }
 
 /// What one ``DominoNode/refreshResponderChain()`` may leave unread, and whether it
@@ -219,6 +237,7 @@ extension DominoNode {
         ResponderRegistry.exist = true
         graphLock.publishRespondersExist()
         ResponderRegistry.registrations += 1
+        ResponderRegistry.membership &+= 1
         link.registration = ResponderRegistry.registrations
         // Chains read before may pass through this responder, leading past its node.
         ResponderRegistry.generation &+= 1
@@ -235,6 +254,7 @@ extension DominoNode {
         link.followers.forEach { $0.responderLink?.successor = nil }
         link.followers.removeAll(&graveyard)
         ResponderRegistry.generation &+= 1
+        ResponderRegistry.membership &+= 1
     }
 
     /// The node the responder chain leads to from here, as last resolved.
@@ -437,11 +457,11 @@ extension DominoNode {
                 continue
             }
             let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
-            guard case .resolved(let successor) = resolution else {
+            guard case .resolved(let successor, let path) = resolution else {
                 leftUnread(link, at: node, reading: &reading)
                 continue
             }
-            let installed = node.install(successor: successor, in: link)
+            let installed = node.install(successor: successor, in: link, readPath: path)
             generation = installed.generation
             reading.installed(at: installed.generation, changed: installed.changed)
             guard installed.changed, let successor else { continue }
@@ -488,27 +508,33 @@ extension DominoNode {
         of link: ResponderLink, from node: DominoNode, onMainThread: Bool,
         reading: RouteReading, thread: UnsafeMutablePointer<ThreadState>
     ) -> Resolution {
-        guard let host = link.host else { return .resolved(nil) }
+        guard let host = link.host else { return .resolved(nil, path: nil) }
         let first = host.nextResponderAssumingReadable()
         thread.pointee.responderReads &+= 1
         var candidate = first
         var steps = 0
+        // The responders read, for `ResponderLink.readPath`, and the membership
+        // when the first was looked up (nil until then: a chain that ends at once
+        // leads nowhere whoever has a node).
+        var path = ReadPath()
         // Whether a chain found too long is remembered, and whether it is this one:
         // learned in the first step's lock.
         var remembered = false
         while let responder = candidate {
+            path.responders.append(ObjectIdentifier(responder))
             let (registered, knownTooLong) = graphLock.withShared { () -> (DominoNode?, Bool) in
                 let registered = ResponderRegistry.nodes[ObjectIdentifier(responder)]?.retainIfAlive()
                 if steps > 0 { return (registered, false) }
+                path.membership = ResponderRegistry.membership
                 remembered = link.tooLongAbove != nil
                 return (registered, link.tooLongAbove === responder)
             }
             // The identity check guards against a dead host whose address was reused.
             if let registered, registered.responderLink?.host === responder {
                 if remembered { forgetTooLong(link) }
-                return .resolved(registered)
+                return .resolved(registered, path: path)
             }
-            if knownTooLong && !reading.rereadsTooLongChains { return .resolved(nil) }
+            if knownTooLong && !reading.rereadsTooLongChains { return .resolved(nil, path: nil) }
             steps += 1
             if steps >= maximumResponderChainLength {
                 if rememberTooLong(link, above: first) {
@@ -517,7 +543,7 @@ extension DominoNode {
                         "The responder chain above \(node) passed \(steps) responders without a node (a cycle in nextDominoResponder?); the route stops following it there. Make nextDominoResponder reach nil or a responder with a node."
                     )
                 }
-                return .resolved(nil)
+                return .resolved(nil, path: nil)
             }
             // Each responder's own kind decides: a model object's chain may lead
             // through a view, which only the main thread may ask.
@@ -526,7 +552,7 @@ extension DominoNode {
             thread.pointee.responderReads &+= 1
         }
         if remembered { forgetTooLong(link) }
-        return .resolved(nil)
+        return .resolved(nil, path: path)
     }
 
     /// Remembers that the chain above `link`'s host, which leads to `first`, was
@@ -545,32 +571,69 @@ extension DominoNode {
     }
 
     private enum Resolution {
-        case resolved(DominoNode?)
+        /// The node, and the responders read on the way (nil for a chain taken as
+        /// too long, which is not to be remembered).
+        case resolved(DominoNode?, path: ReadPath?)
         case unreadable
+    }
+
+    /// The responders a resolution read, and `ResponderRegistry.membership` before
+    /// it looked any of them up (nil when there was none to look up).
+    struct ReadPath {
+        var responders: [ObjectIdentifier] = []
+        var membership: Int?
+
+        /// True when `link` remembers this path, valid now. Lock held.
+        func isRemembered(by link: ResponderLink) -> Bool {
+            link.readPathMembership == ResponderRegistry.membership && link.readPath == responders
+        }
+
+        /// Makes `link` remember this path, if the registry has not changed since it
+        /// was read (else forgets any). Exclusive lock held.
+        func remember(in link: ResponderLink) {
+            let now = ResponderRegistry.membership
+            guard (membership ?? now) == now else {
+                link.readPathMembership = -1
+                return
+            }
+            link.readPath = responders
+            link.readPathMembership = now
+        }
     }
 
     /// Makes `successor` this node's responder-chain successor.
     ///
     /// - Returns: The link generation once it is installed, and whether this call
     ///   changed the link.
-    private func install(successor resolved: DominoNode?, in link: ResponderLink) -> (generation: Int, changed: Bool) {
+    ///
+    /// - Parameter path: What the resolution read, for posts to check the link
+    ///   against without resolving it again (nil: nothing to remember).
+    private func install(successor resolved: DominoNode?, in link: ResponderLink, readPath path: ReadPath? = nil) -> (generation: Int, changed: Bool) {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
-        let (successor, unchanged, generation, wasRead) = graphLock.withShared { () -> (DominoNode?, Bool, Int, Bool) in
+        let (successor, unchanged, generation, settled) = graphLock.withShared { () -> (DominoNode?, Bool, Int, Bool) in
             let generation = ResponderRegistry.generation
             let successor = link.followsChain ? resolved : nil
-            guard let current = link.successor else { return (successor, successor == nil, generation, link.wasRead) }
-            return (successor, successor.map { current.refers(to: $0) } ?? false, generation, link.wasRead)
+            // Nothing to write when the link was read before and remembers this path.
+            let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
+            guard let current = link.successor else { return (successor, successor == nil, generation, settled) }
+            return (successor, successor.map { current.refers(to: $0) } ?? false, generation, settled)
         }
         if unchanged {
             // Once per link: that it has been read is what tells a walk off the main
-            // thread whether its route is cut short here.
-            if !wasRead { graphLock.withExclusive { _ in link.wasRead = true } }
+            // thread whether its route is cut short here; and once per path read.
+            if !settled {
+                graphLock.withExclusive { _ in
+                    link.wasRead = true
+                    if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
+                }
+            }
             return (generation, false)
         }
         var closedCycle = false
         let installed = graphLock.withExclusive { graveyard -> Int in
             link.wasRead = true
+            if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
             ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
             link.successor = nil
@@ -590,5 +653,88 @@ extension DominoNode {
             Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
         return (installed, true)
+    }
+}
+
+/// What a walk checks of the responder nodes on its route to know their links
+/// unchanged without resolving them again: that each host's chain, read now, passes
+/// the same responders as its last resolution did (`ResponderLink.readPath`), up to
+/// the host of the node it leads to, or to a responder whose next is nil. Taken
+/// under the lock, checked outside it (it calls `nextDominoResponder`).
+///
+/// Identities are compared while both objects are alive: the responders read now
+/// are held, and so is each host, taken under the lock. A responder read now at the
+/// address of one read before that has died is taken for it only where that
+/// changes nothing: the registry has not changed since the path was read
+/// (`ResponderRegistry.membership`), so it has a node exactly when its predecessor
+/// had, none; the last one is compared with the successor's live host.
+///
+/// To be destroyed outside the lock: it may hold the last reference to a responder.
+struct ChainChecks {
+    private struct Entry {
+        /// The host, or nil when there is nothing to read (a node that does not
+        /// follow its chain, or one read only on the main thread, off it, whose
+        /// link stays).
+        let host: (any DominoResponder)?
+        let node: NodeLink
+        let path: [ObjectIdentifier]
+        /// The node the link leads to; its host is then the last of `path`.
+        let successor: NodeLink?
+    }
+
+    private var entries: [Entry] = []
+    /// False once a node's link could not be checked: never resolved, resolved
+    /// before the registry last changed, found too long, a host gone, a chain never
+    /// read that cannot be read here.
+    private(set) var checkable = true
+
+    /// Adds the check of `node`'s link (`node` must have one); a link that cannot be
+    /// checked makes the whole `checkable` false. Lock held; releases nothing.
+    mutating func add(_ node: DominoNode, onMainThread: Bool) {
+        guard checkable, let link = node.responderLink else { return }
+        if !link.followsChain || (link.readsOnMainThreadOnly && !onMainThread) {
+            // Walks leave such a link as it is; one never read is reported by the
+            // resolution.
+            checkable = link.wasRead
+            if checkable { entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil)) }
+            return
+        }
+        guard link.readPathMembership == ResponderRegistry.membership,
+              !link.readPath.isEmpty || link.successor == nil,
+              let host = link.host else {
+            checkable = false
+            return
+        }
+        entries.append(Entry(host: host, node: NodeLink(node), path: link.readPath, successor: link.successor))
+    }
+
+    /// True when every chain, read now, leads where its link does. Outside the lock.
+    func hold(onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        guard checkable else { return false }
+        for index in entries.indices {
+            // Fields read in place: a copy of the entry cost a retain and a release
+            // of each of its references.
+            guard var current = entries[index].host else { continue }
+            for id in entries[index].path {
+                // Each responder's own kind decides, as in a resolution.
+                guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
+                thread.pointee.responderReads &+= 1
+                guard let next = current.nextResponderAssumingReadable(), ObjectIdentifier(next) == id else { return false }
+                current = next
+            }
+            if let successor = entries[index].successor {
+                // The successor is on the route too, next (the walk visits a node's
+                // successor first), its host held by its own entry: a second load of
+                // it cost a retain and a release a node. (Elsewhere, as where a
+                // walk met it before, the link is resolved instead.)
+                guard index + 1 < entries.count, entries[index + 1].node == successor,
+                      let endHost = entries[index + 1].host, endHost === current else { return false }
+                continue
+            }
+            guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
+            thread.pointee.responderReads &+= 1
+            if current.nextResponderAssumingReadable() != nil { return false }
+        }
+        return true
     }
 }

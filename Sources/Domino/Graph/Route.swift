@@ -16,22 +16,20 @@ enum Route {
             walkGeneral(from: NodeLink(start), visit)
             return
         }
-        // Fast path: a plain chain (every node has at most one parent) in a graph
-        // without cycles cannot revisit a node, so it needs no visited set.
-        // Each node's parent list is read once (a word: several links, or the one).
-        let parents = start.parentLinks.shape
-        if parents.isMultiple || start.responderLink != nil {
+        // Fast path: a plain chain (every node has one way up at most: a parent or
+        // a responder-chain successor) in a graph without cycles cannot revisit a
+        // node, so it needs no visited set. Each node's parent list is read once (a
+        // word: several links, or the one).
+        guard case .one(var next) = wayUp(from: start) else {
             walkGeneral(from: NodeLink(start), visit)
             return
         }
         visit(start)
-        var next = parents.only
         while let link = next {
             let branches = link.withNode { node -> Bool in
-                let parents = node.parentLinks.shape
-                if parents.isMultiple || node.responderLink != nil { return true }
+                guard case .one(let above) = wayUp(from: node) else { return true }
                 visit(node)
-                next = parents.only
+                next = above
                 return false
             }
             if branches {
@@ -39,6 +37,22 @@ enum Route {
                 return
             }
         }
+    }
+
+    /// Where a walk up goes from a node: nowhere or one node, or several ways.
+    enum WayUp {
+        case one(NodeLink?)
+        case several
+    }
+
+    /// The way up from `node`: its parents and its responder-chain successor. Lock
+    /// held.
+    @inline(__always)
+    static func wayUp(from node: DominoNode) -> WayUp {
+        let parents = node.parentLinks.shape
+        if parents.isMultiple { return .several }
+        guard let successor = node.responderLink?.successor else { return .one(parents.only) }
+        return parents.only == nil ? .one(successor) : .several
     }
 
     /// Depth-first pre-order with a visited set, for DAGs and cycles. `start` is the
