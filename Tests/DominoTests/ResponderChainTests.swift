@@ -282,6 +282,53 @@ import DominoTesting
 
     // MARK: Walks down the chain
 
+    @Test func postsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        let button = screen.button.dominoNode
+        button.post(Ping(value: 0))     // resolves the links
+        // Another test making or dropping a responder node meanwhile makes a post
+        // resolve again (rightly): one post in a few tries is enough.
+        var resolvedNone = false
+        for value in 1...50 where !resolvedNone {
+            let before = ThreadState.current.pointee.responderResolutions
+            let reads = responderReads { button.post(Ping(value: value)) }
+            resolvedNone = ThreadState.current.pointee.responderResolutions == before && reads > 0
+        }
+        #expect(resolvedNone)
+        #expect(recorder.nodes.allSatisfy { $0 == "content" })
+    }
+
+    @Test func nodeMadeForAResponderInsideAChainReadBeforeIsOnTheNextPostsRoute() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        let button = screen.button.dominoNode
+        button.post(Ping(value: 1))     // button, then the card without a node, then content
+        button.post(Ping(value: 2))
+        recorder.record(Ping.self, at: screen.card.dominoNode)    // the card gets its node
+        button.post(Ping(value: 3))
+        #expect(recorder.nodes == ["content", "content", "card", "content"])
+        #expect(button.resolvedSuccessor === screen.card.dominoNode)
+    }
+
+    @Test func broadcastsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        let window = screen.window.dominoNode
+        window.broadcast(Ping(value: 0))
+        var resolvedNone = false
+        for value in 1...50 where !resolvedNone {
+            let before = ThreadState.current.pointee.responderResolutions
+            let reads = responderReads { window.broadcast(Ping(value: value)) }
+            resolvedNone = ThreadState.current.pointee.responderResolutions == before && reads > 0
+        }
+        #expect(resolvedNone)
+        #expect(recorder.nodes.allSatisfy { $0 == "button" })
+    }
+
     @Test func broadcastBeforeAnythingWasPostedReachesEveryResponderNodeBelow() {
         let screen = Screen()
         let recorder = EventRecorder()

@@ -26,6 +26,10 @@ struct ThreadState {
     /// resolve a node's successor: what tests count to show that a refresh or a post
     /// reads each link once rather than the whole chain again.
     var responderReads: Int = 0
+    /// How many times this thread resolved a node's successor (looked up the node of
+    /// each responder read): what tests count to show that a walk along links that
+    /// did not change only checks them (see `ChainChecks`).
+    var responderResolutions: Int = 0
     /// The nodes of the stages after the first that a walk without a lock
     /// collected (see `DominoNode.collectPublished`): kept between walks, so that
     /// it allocates nothing in steady state. Only used between a collection and its
