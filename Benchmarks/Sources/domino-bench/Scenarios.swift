@@ -56,6 +56,7 @@ enum Scenarios {
             ("typed.bubble.depth10.noise", { typedBubbleNoise() }),
         ] + signals() + [
             ("broadcast.tree1111", { broadcastTree1111() }),
+            ("broadcast.tree1111.intercepted", { broadcastTree1111(intercepted: true) }),
             ("raise.depth1", { raise(depth: 1) }),
             ("raise.depth10", { raise(depth: 10) }),
             ("raise.depth100", { raise(depth: 100) }),
@@ -437,7 +438,11 @@ enum Scenarios {
     /// One typed event broadcast down from the root of a tree of 1,111 nodes
     /// (fan-out 10, depth 3: 1 + 10 + 100 + 1,000), every node subscribed. ns/op is
     /// per broadcast; the ratio to `closure.floor.10` is taken per 10 nodes reached.
-    static func broadcastTree1111() -> Scenario {
+    ///
+    /// `intercepted`: one node of the second level also has an interceptor, which
+    /// lets every event through (the tree is then one a walk down delivers with
+    /// marks: what each stage inherits, and where each subtree ends).
+    static func broadcastTree1111(intercepted: Bool = false) -> Scenario {
         let counter = Counter()
         var nodes = [DominoNode(label: "tree.root")]
         var level = [nodes[0]]
@@ -456,11 +461,15 @@ enum Scenarios {
         for node in nodes {
             node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
         }
+        var interceptors: [AnyObject] = []
+        if intercepted {
+            interceptors.append(nodes[1].intercept(Ping.self) { _ in .proceed })
+        }
         let root = nodes[0]
         return Scenario(
-            name: "broadcast.tree1111",
+            name: intercepted ? "broadcast.tree1111.intercepted" : "broadcast.tree1111",
             baseline: "closure.floor.10", target: .atMost(3),
-            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: nodes,
+            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: nodes + interceptors,
             run: { iterations in
                 for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
                 return iterations
