@@ -101,51 +101,23 @@ struct LockFreePostTests {
         }
         let readers = 2
         let postsPerReader = 20_000
-        let done = Counter()
-        let writersEnded = DispatchSemaphore(value: 0)
-        // The writers run on threads of their own (a concurrentPerform on two cores
-        // might run them before the readers, and they loop until the readers end).
-        Thread.detachNewThread {
-            // Moves the leaf between its two parents: for a moment it has both, or none.
-            var flip = false
-            while done.value < readers {
-                if flip {
-                    leaf.mount(at: left)
-                    leaf.unmount(from: right)
-                } else {
-                    leaf.unmount(from: left)
-                    leaf.mount(at: right)
-                }
-                flip.toggle()
-            }
-            writersEnded.signal()
-        }
-        Thread.detachNewThread {
+        race(readers: readers, walksPerReader: postsPerReader, moving: leaf, between: left, and: right) {
             // Replaces tables everywhere on the route and releases nodes that a walk
             // may be passing: a short-lived parent of the root, and short-lived
             // children of the leaf.
-            while done.value < readers {
-                let extra = [leaf, left, right, root].map { $0.subscribe(Ping.self, on: .postingThread) { _ in } }
-                var above: DominoNode? = DominoNode(label: "above")
-                root.mount(at: above!)
-                above!.subscribe(Ping.self, on: .postingThread) { _ in }
-                var below: DominoNode? = DominoNode(label: "below")
-                below!.mount(at: leaf)
-                extra.forEach { $0.cancel() }
-                above = nil
-                below = nil
-                _ = (above, below)
-            }
-            writersEnded.signal()
+            let extra = [leaf, left, right, root].map { $0.subscribe(Ping.self, on: .postingThread) { _ in } }
+            var above: DominoNode? = DominoNode(label: "above")
+            root.mount(at: above!)
+            above!.subscribe(Ping.self, on: .postingThread) { _ in }
+            var below: DominoNode? = DominoNode(label: "below")
+            below!.mount(at: leaf)
+            extra.forEach { $0.cancel() }
+            above = nil
+            below = nil
+            _ = (above, below)
+        } walk: { value in
+            leaf.post(Ping(value: value))
         }
-        runConcurrently(readers) { reader in
-            for post in 0..<postsPerReader {
-                leaf.post(Ping(value: reader * postsPerReader + post))
-            }
-            done.increment()
-        }
-        writersEnded.wait()
-        writersEnded.wait()
         // Each post reached the leaf exactly once and every other node at most
         // once, whichever links it met (the thread and address sanitizers check,
         // in CI, that no walk read freed memory on the way).
@@ -331,48 +303,22 @@ extension LockFreePostTests {
         }
         let readers = 2
         let broadcastsPerReader = 10_000
-        let done = Counter()
-        let writersEnded = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            // Moves the leaf between its two parents: for a moment it has both, or none.
-            var flip = false
-            while done.value < readers {
-                if flip {
-                    leaf.mount(at: left)
-                    leaf.unmount(from: right)
-                } else {
-                    leaf.unmount(from: left)
-                    leaf.mount(at: right)
-                }
-                flip.toggle()
-            }
-            writersEnded.signal()
-        }
-        Thread.detachNewThread {
+        race(readers: readers, walksPerReader: broadcastsPerReader, moving: leaf, between: left, and: right) {
             // Replaces tables everywhere in the tree and releases nodes that a walk
             // may be passing: short-lived children of the leaf and of the root.
-            while done.value < readers {
-                let extra = [root, left, right, leaf].map { $0.subscribe(Ping.self, on: .postingThread) { _ in } }
-                var below: DominoNode? = DominoNode(label: "below")
-                below!.mount(at: leaf)
-                below!.subscribe(Ping.self, on: .postingThread) { _ in }
-                var beside: DominoNode? = DominoNode(label: "beside")
-                beside!.mount(at: root)
-                extra.forEach { $0.cancel() }
-                below = nil
-                beside = nil
-                _ = (below, beside)
-            }
-            writersEnded.signal()
+            let extra = [root, left, right, leaf].map { $0.subscribe(Ping.self, on: .postingThread) { _ in } }
+            var below: DominoNode? = DominoNode(label: "below")
+            below!.mount(at: leaf)
+            below!.subscribe(Ping.self, on: .postingThread) { _ in }
+            var beside: DominoNode? = DominoNode(label: "beside")
+            beside!.mount(at: root)
+            extra.forEach { $0.cancel() }
+            below = nil
+            beside = nil
+            _ = (below, beside)
+        } walk: { value in
+            root.broadcast(Ping(value: value))
         }
-        runConcurrently(readers) { reader in
-            for broadcast in 0..<broadcastsPerReader {
-                root.broadcast(Ping(value: reader * broadcastsPerReader + broadcast))
-            }
-            done.increment()
-        }
-        writersEnded.wait()
-        writersEnded.wait()
         // Each broadcast reached the root exactly once and every other node at most
         // once, whichever links it met (the thread and address sanitizers check, in
         // CI, that no walk read freed memory on the way).
@@ -380,4 +326,41 @@ extension LockFreePostTests {
         #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one broadcast twice")
         #expect(deliveries.count { $0 % 8 == 0 } == readers * broadcastsPerReader)
     }
+}
+
+/// Runs `readers` threads of `walksPerReader` walks each (`walk` gets each walk's
+/// value: reader × `walksPerReader` + walk), while two writers loop until the readers
+/// end, on threads of their own (a concurrentPerform on two cores might run them
+/// before the readers): one moves `leaf` between `left` and `right` (for a moment it
+/// has both, or none), the other runs `churn`. Returns once all have ended.
+private func race(
+    readers: Int, walksPerReader: Int, moving leaf: DominoNode, between left: DominoNode, and right: DominoNode,
+    churn: @escaping @Sendable () -> Void, walk: @escaping @Sendable (Int) -> Void
+) {
+    let done = Counter()
+    let writersEnded = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        var flip = false
+        while done.value < readers {
+            if flip {
+                leaf.mount(at: left)
+                leaf.unmount(from: right)
+            } else {
+                leaf.unmount(from: left)
+                leaf.mount(at: right)
+            }
+            flip.toggle()
+        }
+        writersEnded.signal()
+    }
+    Thread.detachNewThread {
+        while done.value < readers { churn() }
+        writersEnded.signal()
+    }
+    runConcurrently(readers) { reader in
+        for value in 0..<walksPerReader { walk(reader * walksPerReader + value) }
+        done.increment()
+    }
+    writersEnded.wait()
+    writersEnded.wait()
 }

@@ -288,15 +288,7 @@ import DominoTesting
         recorder.record(Ping.self, at: screen.content.dominoNode)
         let button = screen.button.dominoNode
         button.post(Ping(value: 0))     // resolves the links
-        // Another test making or dropping a responder node meanwhile makes a post
-        // resolve again (rightly): one post in a few tries is enough.
-        var resolvedNone = false
-        for value in 1...50 where !resolvedNone {
-            let before = ThreadState.current.pointee.responderResolutions
-            let reads = responderReads { button.post(Ping(value: value)) }
-            resolvedNone = ThreadState.current.pointee.responderResolutions == before && reads > 0
-        }
-        #expect(resolvedNone)
+        #expect(someWalkReadsLinksResolvingNone { button.post(Ping(value: $0)) })
         #expect(recorder.nodes.allSatisfy { $0 == "content" })
     }
 
@@ -319,13 +311,7 @@ import DominoTesting
         recorder.record(Ping.self, at: screen.button.dominoNode)
         let window = screen.window.dominoNode
         window.broadcast(Ping(value: 0))
-        var resolvedNone = false
-        for value in 1...50 where !resolvedNone {
-            let before = ThreadState.current.pointee.responderResolutions
-            let reads = responderReads { window.broadcast(Ping(value: value)) }
-            resolvedNone = ThreadState.current.pointee.responderResolutions == before && reads > 0
-        }
-        #expect(resolvedNone)
+        #expect(someWalkReadsLinksResolvingNone { window.broadcast(Ping(value: $0)) })
         #expect(recorder.nodes.allSatisfy { $0 == "button" })
     }
 
@@ -443,6 +429,19 @@ private final class PlainResponder: DominoResponder, Sendable {
 @MainActor private final class LinkedResponder: DominoResponder {
     weak var next: (any DominoResponder)?
     var nextDominoResponder: (any DominoResponder)? { next }
+}
+
+/// True when one of up to 50 walks (`walk` gets a value from 1 to post) reads
+/// links and resolves none (`ThreadState.responderResolutions`). Another test
+/// making or dropping a responder node meanwhile makes a walk resolve again
+/// (rightly): one walk in a few tries is enough.
+private func someWalkReadsLinksResolvingNone(_ walk: (Int) -> Void) -> Bool {
+    for value in 1...50 {
+        let before = ThreadState.current.pointee.responderResolutions
+        let reads = responderReads { walk(value) }
+        if ThreadState.current.pointee.responderResolutions == before && reads > 0 { return true }
+    }
+    return false
 }
 
 /// How many links this thread reads (`nextDominoResponder`) while `body` runs.

@@ -26,13 +26,7 @@ extension Scenarios {
             ("responder.post.depth10", { responderPost(depth: 10) }),
             ("responder.broadcast.tree111", { responderBroadcastTree111() }),
         ]
-        return builders
-            .filter { name, _ in filter.map { matches(name, $0) } ?? true }
-            .map { name, build in
-                let scenario = build()
-                precondition(scenario.name == name, "scenario \(scenario.name) is listed as \(name)")
-                return scenario
-            }
+        return build(builders, filter: filter)
     }
 
     /// A typed event posted on the main thread at the node of a responder `depth`

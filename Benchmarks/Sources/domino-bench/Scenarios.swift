@@ -61,7 +61,13 @@ enum Scenarios {
             ("raise.depth10", { raise(depth: 10) }),
             ("raise.depth100", { raise(depth: 100) }),
         ] + largeNodes()
-        return builders
+        return build(builders, filter: filter)
+    }
+
+    /// The scenarios of `builders` whose names match `filter` (all when nil),
+    /// built in order; each must carry the name it is listed under.
+    static func build(_ builders: [(String, () -> Scenario)], filter: String?) -> [Scenario] {
+        builders
             .filter { name, _ in filter.map { matches(name, $0) } ?? true }
             .map { name, build in
                 let scenario = build()

@@ -358,15 +358,15 @@ extension DominoNode {
     /// True when every responder node's chain, read now, leads where its link does
     /// (see `ChainChecks`), so that `refreshEveryResponderChain` has nothing to
     /// install. Measured (callgrind, `responder.broadcast.tree111`): 2,438
-    /// instructions a node resolving every link, 1,304 checking them.
+    /// instructions a node resolving every link, 1,173 checking them.
     private static func everyResponderChainHolds() -> Bool {
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         // Destroyed outside the lock: it may hold the last reference to a responder.
         let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count)
+            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, holdingEveryHost: true)
             for link in ResponderRegistry.nodes.values {
-                link.withNode { checks.add($0, onMainThread: onMainThread, endHost: true) }
+                link.withNode { checks.add($0, onMainThread: onMainThread) }
             }
             return checks
         }
@@ -694,16 +694,19 @@ extension DominoNode {
 /// To be destroyed outside the lock: it may hold the last reference to a responder.
 struct ChainChecks {
     private struct Entry {
-        /// The host, or nil when there is nothing to read (a node that does not
+        /// The host, held; nil when there is nothing to read (a node that does not
         /// follow its chain, or one read only on the main thread, off it, whose
-        /// link stays).
+        /// link stays), unless every host is held.
         let host: (any DominoResponder)?
+        /// False when the link is left as it is (see `host`).
+        let reads: Bool
         let node: NodeLink
         let path: [ObjectIdentifier]
         /// The node the link leads to; its host is then the last of `path`.
         let successor: NodeLink?
-        /// The successor's host, when it was loaded for this entry (see `add`).
-        let endHost: AnyObject?
+        /// The identity of the successor's host (`ResponderLink.hostID`), for
+        /// checks that hold every host.
+        let successorHostID: ObjectIdentifier?
     }
 
     private var entries: [Entry] = []
@@ -711,27 +714,40 @@ struct ChainChecks {
     /// before the registry last changed, found too long, a host gone, a chain never
     /// read that cannot be read here.
     private(set) var checkable = true
+    /// True for the checks of every responder node (`refreshEveryResponderChain`):
+    /// each entry holds its host, so the host of any successor (a registered node,
+    /// while the registry is as the paths were read) is alive, and the last
+    /// responder read is compared with it by identity, without loading it again.
+    /// False for a walk up, which finds the successor's host in the next entry.
+    private let holdsEveryHost: Bool
 
-    /// Checks with room for `capacity` entries.
-    init(capacity: Int = 0) {
+    /// Checks with room for `capacity` entries; see `holdsEveryHost`.
+    init(capacity: Int = 16, holdingEveryHost: Bool = false) {
         entries.reserveCapacity(capacity)
+        holdsEveryHost = holdingEveryHost
     }
 
     /// Adds the check of `node`'s link (`node` must have one); a link that cannot be
-    /// checked makes the whole `checkable` false. Lock held; releases nothing.
-    ///
-    /// - Parameter endHost: Whether to load the host of the node the link leads
-    ///   to; else the check finds it in the next entry, where a walk up adds it.
-    mutating func add(_ node: DominoNode, onMainThread: Bool, endHost: Bool = false) {
+    /// checked makes the whole `checkable` false. Lock held; releases nothing (a
+    /// host loaded is always stored).
+    mutating func add(_ node: DominoNode, onMainThread: Bool) {
         guard checkable, let link = node.responderLink else { return }
-        // Room for a usual route at once (growing one by one, a post up 10
-        // responder nodes allocated five times).
-        if entries.capacity == 0 { entries.reserveCapacity(16) }
         if !link.followsChain || (link.readsOnMainThreadOnly && !onMainThread) {
             // Walks leave such a link as it is; one never read is reported by the
             // resolution.
-            checkable = link.wasRead
-            if checkable { entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, endHost: nil)) }
+            guard link.wasRead else {
+                checkable = false
+                return
+            }
+            var host: (any DominoResponder)?
+            if holdsEveryHost {
+                host = link.host
+                if host == nil {
+                    checkable = false
+                    return
+                }
+            }
+            entries.append(Entry(host: host, reads: false, node: NodeLink(node), path: [], successor: nil, successorHostID: nil))
             return
         }
         guard link.readPathMembership == ResponderRegistry.membership,
@@ -741,8 +757,8 @@ struct ChainChecks {
             return
         }
         let successor = link.successor
-        let end: AnyObject? = endHost ? successor?.withNode { $0.responderLink?.host } : nil
-        entries.append(Entry(host: host, node: NodeLink(node), path: link.readPath, successor: successor, endHost: end))
+        let successorHostID = holdsEveryHost ? successor?.withNode { $0.responderLink?.hostID } : nil
+        entries.append(Entry(host: host, reads: true, node: NodeLink(node), path: link.readPath, successor: successor, successorHostID: successorHostID))
     }
 
     /// True when every chain, read now, leads where its link does. Outside the lock.
@@ -751,7 +767,7 @@ struct ChainChecks {
         for index in entries.indices {
             // Fields read in place: a copy of the entry cost a retain and a release
             // of each of its references.
-            guard var current = entries[index].host else { continue }
+            guard entries[index].reads, var current = entries[index].host else { continue }
             for id in entries[index].path {
                 // Each responder's own kind decides, as in a resolution.
                 guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
@@ -760,8 +776,9 @@ struct ChainChecks {
                 current = next
             }
             if let successor = entries[index].successor {
-                if let endHost = entries[index].endHost {
-                    if endHost !== current { return false }
+                if holdsEveryHost {
+                    // Both alive: the successor's host held by its own entry.
+                    if entries[index].successorHostID != ObjectIdentifier(current) { return false }
                     continue
                 }
                 // The successor is on the route too, next (the walk visits a node's
