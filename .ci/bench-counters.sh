@@ -181,7 +181,9 @@ fi
 # 144,762 (1,304 a node), 1, 558, 785; then the broadcast's checks compare the last
 # responder read with the successor's host by identity (every host is held by its
 # own check) instead of loading it again: 10,505, 1, 54, 68 and 130,171 (1,173 a
-# node), 1, 558, 674. Most of what is left is reference counting of the
+# node), 1, 558, 674; then each chain's first responder read from the host in
+# place, not from a copy of it: 9,964, 1, 44, 58 and 124,556 (1,122 a node), 1,
+# 448, 564. Most of what is left is reference counting of the
 # responders, whose counts live in side tables (they are weakly referenced); the
 # retain and release counts vary by a few hundredths between runs, hence one more.
 # The walk under the stripe that posts fall back to became a function of its own
@@ -211,8 +213,8 @@ signal.fire.1            2000   12000  1     277           0            2       
 raise.depth10            200    1200   11    4368          0            2        6
 broadcast.tree1111       20     120    1111  315657        0            2        6
 broadcast.tree1111.intercepted  10  60  1111  531581        0            6        14
-responder.post.depth10   20     120    1     10820         1            55       69
-responder.broadcast.tree111  10  60    111   134076        1            559      675
+responder.post.depth10   20     120    1     10263         1            45       59
+responder.broadcast.tree111  10  60    111   128293        1            449      565
 TABLE
 )
 

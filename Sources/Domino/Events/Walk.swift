@@ -720,7 +720,7 @@ extension DominoNode {
     /// hold (`plan` then holds the stages); false when one does not or cannot be
     /// checked, and the links are to be resolved (`plan` is then to be thrown away).
     /// Measured (callgrind, `responder.post.depth10`): 21,088 instructions a post
-    /// resolving every link, 10,505 checking them; most of the rest is reference
+    /// resolving every link, 9,964 checking them; most of the rest is reference
     /// counting of responders, which have side tables (they are weakly referenced).
     private func collectAlongKnownChains(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
