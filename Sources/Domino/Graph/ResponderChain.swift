@@ -114,7 +114,7 @@ final class ResponderLink: @unchecked Sendable {
     /// nil. Valid while `ResponderRegistry.membership` equals `readPathMembership`
     /// (-1: no path, as after a chain found too long). A walk that reads the same
     /// responders again knows the link unchanged without resolving it (see
-    /// `ChainCheck`). Written under the exclusive lock.
+    /// `ChainChecks`). Written under the exclusive lock.
     @exclusivity(unchecked) var readPath: [ObjectIdentifier] = []
     @exclusivity(unchecked) var readPathMembership = -1
     /// True once a walk off the main thread was cut short here, before the chain was
