@@ -292,6 +292,25 @@ import DominoTesting
         #expect(recorder.nodes.allSatisfy { $0 == "content" })
     }
 
+    @Test func postsFromAnotherThreadThroughALinkToAMainThreadChainReadItWithoutResolvingIt() {
+        // A model object whose chain any thread reads, leading to a main-actor
+        // responder whose chain was read on the main thread.
+        let screen = LinkedResponder()
+        let model = AnyThreadResponder(next: screen)
+        let screenNode = DominoNode(label: "screen", responder: screen)
+        let modelNode = DominoNode(label: "model", responder: model)
+        screenNode.refreshResponderChain()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screenNode)
+        let resolvedNone = onAnotherThread { () -> Bool in
+            modelNode.post(Ping(value: 0))     // resolves the model's link
+            return someWalkReadsLinksResolvingNone { modelNode.post(Ping(value: $0)) }
+        }
+        #expect(resolvedNone)
+        #expect(recorder.nodes.allSatisfy { $0 == "screen" } && !recorder.nodes.isEmpty)
+        withExtendedLifetime((screen, model)) {}
+    }
+
     @Test func nodeMadeForAResponderInsideAChainReadBeforeIsOnTheNextPostsRoute() {
         let screen = Screen()
         let recorder = EventRecorder()
@@ -423,6 +442,14 @@ private final class PlainResponder: DominoResponder, Sendable {
         first.next = second
         second.next = first
     }
+}
+
+/// A responder whose chain any thread may read, leading to `next` (held strongly).
+private final class AnyThreadResponder: DominoResponder, Sendable {
+    nonisolated(unsafe) let next: (any DominoResponder)?
+    init(next: (any DominoResponder)?) { self.next = next }
+    nonisolated var nextDominoResponder: (any DominoResponder)? { next }
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
 }
 
 /// A main-actor responder whose next responder is set by the test (held weakly).

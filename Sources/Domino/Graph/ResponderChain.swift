@@ -696,7 +696,7 @@ struct ChainChecks {
     private struct Entry {
         /// The host, held; nil when there is nothing to read (a node that does not
         /// follow its chain, or one read only on the main thread, off it, whose
-        /// link stays), unless every host is held.
+        /// link stays), unless a check compares a responder with it.
         let host: (any DominoResponder)?
         /// False when the link is left as it is (see `host`).
         let reads: Bool
@@ -739,8 +739,13 @@ struct ChainChecks {
                 checkable = false
                 return
             }
+            // Held all the same where a check compares a responder with it: every
+            // check of all nodes, and a walk up's previous one when it leads here
+            // (read in place: a copy of the entry would be released under the lock).
+            let last = entries.count - 1
+            let comparedWith = last >= 0 && entries[last].reads && entries[last].successor == NodeLink(node)
             var host: (any DominoResponder)?
-            if holdsEveryHost {
+            if holdsEveryHost || comparedWith {
                 host = link.host
                 if host == nil {
                     checkable = false
