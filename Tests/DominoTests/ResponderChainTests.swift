@@ -282,17 +282,19 @@ import DominoTesting
 
     // MARK: Walks down the chain
 
-    @Test func postsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() {
+    @Test func postsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() throws {
         let screen = Screen()
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screen.content.dominoNode)
         let button = screen.button.dominoNode
         button.post(Ping(value: 0))     // resolves the links
-        #expect(someWalkReadsLinksResolvingNone { button.post(Ping(value: $0)) })
+        let last = try #require(firstWalkReadingLinksResolvingNone { button.post(Ping(value: $0)) })
+        // Every post reached the controller, the one that only checked the links too.
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...last))
         #expect(recorder.nodes.allSatisfy { $0 == "content" })
     }
 
-    @Test func postsFromAnotherThreadThroughALinkToAMainThreadChainReadItWithoutResolvingIt() {
+    @Test func postsFromAnotherThreadThroughALinkToAMainThreadChainReadItWithoutResolvingIt() throws {
         // A model object whose chain any thread reads, leading to a main-actor
         // responder whose chain was read on the main thread.
         let screen = LinkedResponder()
@@ -302,12 +304,13 @@ import DominoTesting
         screenNode.refreshResponderChain()
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screenNode)
-        let resolvedNone = onAnotherThread { () -> Bool in
+        let found = onAnotherThread { () -> Int? in
             modelNode.post(Ping(value: 0))     // resolves the model's link
-            return someWalkReadsLinksResolvingNone { modelNode.post(Ping(value: $0)) }
+            return firstWalkReadingLinksResolvingNone { modelNode.post(Ping(value: $0)) }
         }
-        #expect(resolvedNone)
-        #expect(recorder.nodes.allSatisfy { $0 == "screen" } && !recorder.nodes.isEmpty)
+        let last = try #require(found)
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...last))
+        #expect(recorder.nodes.allSatisfy { $0 == "screen" })
         withExtendedLifetime((screen, model)) {}
     }
 
@@ -324,13 +327,15 @@ import DominoTesting
         #expect(button.resolvedSuccessor === screen.card.dominoNode)
     }
 
-    @Test func broadcastsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() {
+    @Test func broadcastsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() throws {
         let screen = Screen()
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screen.button.dominoNode)
         let window = screen.window.dominoNode
         window.broadcast(Ping(value: 0))
-        #expect(someWalkReadsLinksResolvingNone { window.broadcast(Ping(value: $0)) })
+        let last = try #require(firstWalkReadingLinksResolvingNone { window.broadcast(Ping(value: $0)) })
+        // Every broadcast reached the button, the one that only checked the links too.
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...last))
         #expect(recorder.nodes.allSatisfy { $0 == "button" })
     }
 
@@ -458,17 +463,17 @@ private final class AnyThreadResponder: DominoResponder, Sendable {
     var nextDominoResponder: (any DominoResponder)? { next }
 }
 
-/// True when one of up to 50 walks (`walk` gets a value from 1 to post) reads
-/// links and resolves none (`ThreadState.responderResolutions`). Another test
-/// making or dropping a responder node meanwhile makes a walk resolve again
-/// (rightly): one walk in a few tries is enough.
-private func someWalkReadsLinksResolvingNone(_ walk: (Int) -> Void) -> Bool {
+/// The value of the first of up to 50 walks (`walk` gets the values 1, 2, ... to
+/// post) that reads links and resolves none (`ThreadState.responderResolutions`),
+/// or nil. Another test making or dropping a responder node meanwhile makes a walk
+/// resolve again (rightly): one walk in a few tries is enough.
+private func firstWalkReadingLinksResolvingNone(_ walk: (Int) -> Void) -> Int? {
     for value in 1...50 {
         let before = ThreadState.current.pointee.responderResolutions
         let reads = responderReads { walk(value) }
-        if ThreadState.current.pointee.responderResolutions == before && reads > 0 { return true }
+        if ThreadState.current.pointee.responderResolutions == before && reads > 0 { return value }
     }
-    return false
+    return nil
 }
 
 /// How many links this thread reads (`nextDominoResponder`) while `body` runs.
