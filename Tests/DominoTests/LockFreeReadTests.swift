@@ -328,6 +328,122 @@ struct LockFreeReadTests {
         #expect(walks.value > 0)
         #expect(reclaimUntil { graphLock.retiredInLimbo(MemoryKeeper.self) == 0 && graphLock.retiredInLimbo(SlotStore.self) == 0 && graphLock.retiredInLimbo(LinkStore.self) == 0 })
     }
+
+    @Test func aDeliveryPinTakenInTheReadPinsParityLetsReadersUseTheTablesTheyCollectedAndMeetNoFreedMemory() {
+        // The one-pin boundary: readers pinned without a lock collect table addresses
+        // up a route, take their delivery pin in the read pin's parity and, when the
+        // epoch did not move, read every table and handler they collected without
+        // loading a word again, after giving the read pin back; meanwhile a writer
+        // replaces those tables (subscribing and cancelling: tables and handlers
+        // retired young and old) and the epoch moves with every batch. A table or
+        // handler freed under such a reader would be reported by the address
+        // sanitizer (CI runs this suite under it), or show another node here.
+        let leaf = DominoNode(label: "leaf")
+        let middle = DominoNode(label: "middle")
+        let root = DominoNode(label: "root")
+        leaf.mount(at: middle)
+        middle.mount(at: root)
+        let nodes = [leaf, middle, root]
+        let keys: [SlotKey] = [.of(Ping.self)] + (0..<4).map { .name("e\($0)") }
+        let stop = StopFlag()
+        let wrongTables = Counter()
+        let walksUsingTheirTables = Counter()
+        let liveHandlersRead = Counter()
+        let readers = 2
+        let finished = DispatchSemaphore(value: 0)
+        for _ in 0..<readers {
+            Thread.detachNewThread {
+                let stripe = ThreadState.current.pointee.stripe
+                var wrong = 0, direct = 0, handlersRead = 0
+                while !stop.isSet {
+                    let parity = GraphLock.pinWithoutLock(stripe: stripe)
+                    var found: [(link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)] = []
+                    Route.walkPublished(from: NodeLink(leaf)) { link in
+                        for key in keys {
+                            guard let table = link.withNode({ $0.publishedTable(for: key) }) else { continue }
+                            found.append((link, key, table))
+                        }
+                    }
+                    let delivery: Int
+                    if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: parity) {
+                        delivery = parity
+                        direct += 1
+                    } else {
+                        // The epoch moved: as a walk does, only the tables still
+                        // published once a checked pin is taken.
+                        delivery = GraphLock.pinForDelivery(stripe: stripe)
+                        found = found.filter { entry in
+                            entry.link.withNode { $0.publishedTable(for: entry.key) }?.toOpaque() == entry.table.toOpaque()
+                        }
+                    }
+                    GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    for entry in found {
+                        if UInt(bitPattern: entry.table._withUnsafeGuaranteedRef({ $0.nodeID })) != UInt(bitPattern: entry.link.pointer) {
+                            wrong += 1
+                        }
+                        // The handlers, as a delivery reads them (their state word).
+                        entry.table._withUnsafeGuaranteedRef { table in
+                            HandlerTable.forEachSubscriber(of: table) { handler in
+                                if !handler.isRemoved { handlersRead += 1 }
+                                return true
+                            }
+                        }
+                    }
+                    GraphLock.unpin(stripe: stripe, parity: delivery)
+                }
+                wrongTables.add(wrong)
+                walksUsingTheirTables.add(direct)
+                liveHandlersRead.add(handlersRead)
+                finished.signal()
+            }
+        }
+        var generator = SeededGenerator(seed: 29)
+        var subscriptions: [Subscription] = []
+        for _ in 0..<6_000 {
+            let node = nodes[Int.random(in: 0..<nodes.count, using: &generator)]
+            let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
+            if let name = key.name {
+                subscriptions.append(node.subscribe(EventName(name), on: .postingThread) { _ in })
+            } else {
+                subscriptions.append(node.subscribe(Ping.self, on: .postingThread) { _ in })
+            }
+            if subscriptions.count > 12 || Bool.random(using: &generator) {
+                subscriptions.remove(at: Int.random(in: 0..<subscriptions.count, using: &generator)).cancel()
+            }
+        }
+        stop.set()
+        for _ in 0..<readers { finished.wait() }
+        for subscription in subscriptions { subscription.cancel() }
+        #expect(wrongTables.value == 0)
+        #expect(walksUsingTheirTables.value > 0)
+        #expect(liveHandlersRead.value > 0)
+        #expect(reclaimUntil { graphLock.tablesInLimbo == 0 })
+    }
+
+    @Test func aDeliveryPinInTheReadPinsParityIsRefusedOnceTheEpochMoved() {
+        // A reader whose epoch moved may have loaded a table published in the new
+        // epoch, which its parity does not hold: it must check its tables again.
+        let node = DominoNode(label: "node")
+        let stripe = ThreadState.current.pointee.stripe
+        let parity = GraphLock.pinWithoutLock(stripe: stripe)
+        let pinnedIn = GraphLock.currentEpoch
+        // Tables replaced while a reader is pinned wait in limbo, and the epoch moves
+        // on as soon as the other parity drains (other suites' walks are brief).
+        var subscriptions: [Subscription] = []
+        for _ in 0..<2_000 where GraphLock.currentEpoch == pinnedIn {
+            subscriptions.append(node.subscribe(Ping.self, on: .postingThread) { _ in })
+            if subscriptions.count > 2 { subscriptions.removeFirst().cancel() }
+        }
+        let moved = GraphLock.currentEpoch != pinnedIn
+        let taken = GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: parity)
+        if taken { GraphLock.unpin(stripe: stripe, parity: parity) }
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+        for subscription in subscriptions { subscription.cancel() }
+        #expect(moved)
+        #expect(!taken)
+        // The refused pin was given back: nothing is left waiting for it.
+        #expect(reclaimUntil { graphLock.tablesInLimbo == 0 })
+    }
 }
 
 private final class StopFlag: @unchecked Sendable {

@@ -329,7 +329,7 @@ extension DominoNode {
     private func collectDownWithoutLock(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
         let readParity = GraphLock.pinWithoutLock(stripe: stripe)
-        let collected = collectDownPublished(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        let collected = collectDownPublished(key, raising: raising, up: &up, down: &down, scratch: scratch, readParity: readParity, thread: thread)
         // The read pin first: giving the delivery pin back may reclaim (and so run
         // deinits), which no read pin may span.
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
@@ -344,15 +344,17 @@ extension DominoNode {
     /// What it reads, it reads as `collectPublished` does: between two equal, even
     /// loads of `GraphLock.linkSequence` (checked at each node too), each node's
     /// mode word, parent and child lists and table address, never a table. Then it
-    /// takes the delivery pin and loads each stage's table word again through its
-    /// node; a table still published is safe to read for as long as that pin holds,
-    /// and is read then: a stage that is not plain (reformers, interceptors, which
-    /// need the marks that `collectDown` sets up) declines the whole collection.
+    /// takes the delivery pin in the read pin's parity as `collectPublished` does
+    /// (declining when the epoch moved), and reads the tables: a stage that is not
+    /// plain (reformers, interceptors, which need the marks that `collectDown` sets
+    /// up) declines the whole collection.
     /// Declines too when the gate is closed, at a node with group interceptors or
     /// that declines walks without a lock (a responder node, a mode with a queue),
     /// and on a raise's way up that branches (a raise then has a single root). The
     /// way up of a raise needs no group look-up: it runs raise-phase handlers only.
-    private func collectDownPublished(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+    private func collectDownPublished(
+        _ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, readParity: Int, thread: UnsafeMutablePointer<ThreadState>
+    ) -> Bool {
         // The sequence before the gate, as in `collectPublished`.
         let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
@@ -366,13 +368,6 @@ extension DominoNode {
         if origin >> 1 == DominoNode.declinesWalksWithoutALock { return false }
         let traceAll = origin & 1 != 0
         down.originTraced = traceAll
-        // Each stage's node, the way up's then the way down's, for the check under
-        // the delivery pin.
-        var nodes = ScratchList<NodeLink>()
-        swap(&nodes, &scratch.stageNodes)
-        defer { swap(&nodes, &scratch.stageNodes) }
-        nodes.removeAll()
-
         var top = NodeLink(self)
         let raiseKey = key.in(.raise)
         if raising {
@@ -382,7 +377,6 @@ extension DominoNode {
                 visited &+= 1
                 if let table = found.table {
                     up.stages.append(Stage(published: table, modeWord: found.mode, defaultCode: defaultCode, traceAll: traceAll, position: visited))
-                    nodes.append(top)
                 }
                 if AtomicWord.load(sequenceWord) != sequence { return false }
                 guard let next = found.parents.only else { break }
@@ -425,7 +419,6 @@ extension DominoNode {
             visited &+= 1
             if let table = found.table {
                 down.stages.append(Stage(published: table, modeWord: found.mode, defaultCode: defaultCode, traceAll: traceAll, position: visited))
-                nodes.append(link)
             }
             if AtomicWord.load(sequenceWord) != sequence { return false }
             found.children.forEachPublishedLinkReversed { stack.append($0) }
@@ -435,13 +428,15 @@ extension DominoNode {
 
         let upCount = up.stages.count
         guard upCount + down.stages.count > 0 else { return true }
-        down.adoptPin(stripe: thread.pointee.stripe, parity: GraphLock.pinForDelivery(stripe: thread.pointee.stripe))
-        for index in 0..<nodes.count {
-            let isUp = index < upCount
-            let expected = isUp ? up.stages[index].handlers : down.stages[index - upCount].handlers
-            let table = nodes[index].withNode { $0.publishedTable(for: isUp ? raiseKey : key) }
-            if table?.toOpaque() != expected.toOpaque() { return false }
-            if !isUp && expected._withUnsafeGuaranteedRef({ $0.rarer != nil }) { return false }
+        // When the epoch moved during the walk, the walk collects again under its
+        // stripe rather than check each table still published: that would need
+        // each stage's node kept (measured: 8 instructions a node), for a case that
+        // needs a writer to retire something while the walk reads.
+        let stripe = thread.pointee.stripe
+        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else { return false }
+        down.adoptPin(stripe: stripe, parity: readParity)
+        for index in 0..<down.stages.count where down.stages[index].handlers._withUnsafeGuaranteedRef({ $0.rarer != nil }) {
+            return false
         }
         return true
     }
@@ -541,10 +536,6 @@ final class DownScratch {
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()
     @exclusivity(unchecked) var openEnds = ScratchList<(depth: Int, entry: Int)>()
     @exclusivity(unchecked) var roots = ScratchList<NodeLink>()
-    /// Each stage's node, for a walk that collects without its stripe. Not the
-    /// thread's `stageNodes`, which walks up use: this one is capped with the rest of
-    /// the scratch (`keptCapacity`), so a broadcast to a huge tree keeps nothing.
-    @exclusivity(unchecked) var stageNodes = ScratchList<NodeLink>()
     /// `marks(count:)`'s storage: raw, so that the walk writes it without the
     /// uniqueness check of an array (measured: 17 instructions a node).
     private var marksStorage: UnsafeMutablePointer<StageMarks>?
@@ -581,7 +572,6 @@ final class DownScratch {
         stack.deallocate()
         openEnds.deallocate()
         roots.deallocate()
-        stageNodes.deallocate()
         upStages.deallocate()
         downStages.deallocate()
     }
@@ -614,7 +604,7 @@ final class DownScratch {
         self.downStages = downStages
         guard thread.pointee.downScratch == nil else { return }
         let largest = Swift.max(
-            visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, stageNodes.capacity, marksCapacity,
+            visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, marksCapacity,
             upStages.capacity, downStages.capacity, extras.largestCapacity
         )
         guard largest <= Self.keptCapacity else { return }

@@ -23,13 +23,15 @@
 /// instructions went to destroying stages that held a `DeliveryMode`).
 struct Stage {
     private(set) var handlers: Unmanaged<HandlerTable>
-    /// The node's mode, else the global default (what subscribers that name none
-    /// get): the mode itself when it has no queue, else a box the plan keeps alive.
-    private let mode: Mode
-    /// Two flags and the node's place, packed so that a stage is no bigger than two
-    /// flags made it (measured: a separate place field cost a post 10 to 30
-    /// instructions): bit 0 `deliveryIsPostingThread`, bit 1 `traced`, the rest
-    /// `position`.
+    /// The box of a mode with a queue (the plan keeps it alive), else nil.
+    private let box: Unmanaged<DeliveryBox>?
+    /// The mode's code, a flag and the node's place, packed so that a stage is no
+    /// bigger than two flags made it (measured: a separate place field cost a post
+    /// 10 to 30 instructions): bits 0 and 1 the mode's code (`DeliveryMode.Code`'s
+    /// 1 to 3, or 0 for a boxed mode), bit 2 `traced`, the rest `position`. A code
+    /// rather than an enum with a payload: a walk without a lock makes a stage from
+    /// a node's published word with shifts alone (measured: a `switch` on the code,
+    /// 7 instructions a node of a broadcast).
     private let bits: UInt32
 
     enum Mode {
@@ -50,22 +52,36 @@ struct Stage {
     }
 
     init(handlers: Unmanaged<HandlerTable>, mode: Mode, traced: Bool, position: Int) {
+        let code: DeliveryMode.Code
+        var box: Unmanaged<DeliveryBox>?
+        switch mode {
+        case .mainThread: code = .mainThread
+        case .background: code = .background
+        case .postingThread: code = .postingThread
+        case .boxed(let boxed): code = .inherits; box = boxed
+        }
+        self.init(handlers: handlers, box: box, code: code.rawValue, traced: traced, position: position)
+    }
+
+    @inline(__always)
+    private init(handlers: Unmanaged<HandlerTable>, box: Unmanaged<DeliveryBox>?, code: UInt32, traced: Bool, position: Int) {
         self.handlers = handlers
-        self.mode = mode
-        var bits: UInt32 = traced ? 2 : 0
-        if case .postingThread = mode { bits |= 1 }
-        // A walk of a billion nodes cannot fit in memory.
-        self.bits = bits | UInt32(truncatingIfNeeded: position) << 2
+        self.box = box
+        // A walk of half a billion nodes cannot fit in memory.
+        self.bits = code | (traced ? 4 : 0) | UInt32(truncatingIfNeeded: position) << 3
     }
 
     /// The stage of `table` at a node whose published mode word (`DominoNode.
     /// publishedMode`) is `modeWord`, found by a walk without a lock: a node without
     /// a mode of its own takes `defaultCode`, the default mode's code that the walk
-    /// gate names.
+    /// gate names (both from 1 to 3: the walk declined any other).
     @inline(__always)
     init(published table: Unmanaged<HandlerTable>, modeWord: UInt32, defaultCode: UInt, traceAll: Bool, position: Int) {
         let code = modeWord >> 1
-        self.init(handlers: table, mode: Mode(code: code == 0 ? defaultCode : UInt(code)), traced: traceAll || modeWord & 1 != 0, position: position)
+        self.init(
+            handlers: table, box: nil, code: code == 0 ? UInt32(truncatingIfNeeded: defaultCode) : code,
+            traced: traceAll || modeWord & 1 != 0, position: position
+        )
     }
 
     /// The same stage, running `table` instead (a walk's detached copy).
@@ -76,24 +92,24 @@ struct Stage {
     }
 
     /// True when the node's mode is `.postingThread`.
-    var deliveryIsPostingThread: Bool { bits & 1 != 0 }
+    var deliveryIsPostingThread: Bool { bits & 3 == DeliveryMode.Code.postingThread.rawValue }
 
     /// True when the walk reports what happens here: the node is traced, or the
     /// walk's starting node is (or every node is).
-    var traced: Bool { bits & 2 != 0 }
+    var traced: Bool { bits & 4 != 0 }
 
     /// The node's place in the walk, counting from 1: on the route for walks up, in
     /// pre-order for walks down. What `PostResult.nodesVisited` reports when the walk
     /// stops here.
-    var position: Int { Int(bits >> 2) }
+    var position: Int { Int(bits >> 3) }
 
     /// The node's mode, else the global default.
     var delivery: DeliveryMode {
-        switch mode {
-        case .mainThread: return .mainThread
-        case .background: return .background
-        case .postingThread: return .postingThread
-        case .boxed(let box): return box._withUnsafeGuaranteedRef { $0.mode }
+        switch bits & 3 {
+        case DeliveryMode.Code.mainThread.rawValue: return .mainThread
+        case DeliveryMode.Code.background.rawValue: return .background
+        case DeliveryMode.Code.postingThread.rawValue: return .postingThread
+        default: return box.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.mode }
         }
     }
 
@@ -443,7 +459,7 @@ extension DominoNode {
         plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
         let readParity = GraphLock.pinWithoutLock(stripe: stripe)
-        let collected = collectPublished(key, into: &plan, thread: thread)
+        let collected = collectPublished(key, into: &plan, readParity: readParity, thread: thread)
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
         if collected { return }
         collectAgain(key, into: &plan, thread: thread)
@@ -475,17 +491,19 @@ extension DominoNode {
     /// and nothing that only walks under a stripe handle is in use
     /// (`GraphLock.walkGate`), and `plan` then holds the stages with a delivery pin;
     /// false when the walk must take its stripe instead (`plan` is then to be
-    /// thrown away). The caller is pinned without a lock.
+    /// thrown away). The caller is pinned without a lock, in `readParity`.
     ///
     /// The route is read between two equal, even loads of `GraphLock.linkSequence`
     /// (checked at each level too, so that links of different times never make a
     /// loop): it is the route of one moment. Tables are not read at all under the
     /// read pin, only their addresses: once the stages are collected, the walk takes
-    /// its delivery pin and loads each stage's table word again; a table still
-    /// published then is safe for as long as the delivery pin holds, as for a walk
-    /// pinned under its stripe.
+    /// its delivery pin in the read pin's parity and, when the epoch has not moved,
+    /// uses them as they are (`GraphLock.pinForDelivery(stripe:keepingReadPinOf:)`);
+    /// else it pins with a check and loads each stage's table word again, and a
+    /// table still published then is safe for as long as the delivery pin holds,
+    /// as for a walk pinned under its stripe.
     @inline(__always)
-    func collectPublished(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+    func collectPublished(_ key: SlotKey, into plan: inout Plan, readParity: Int, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         // The sequence before the gate: a writer that closes the gate (a mount
         // closing a cycle) stores it before it bumps the sequence, so a walk that
         // loads the bumped sequence sees the closed gate (else its chain loop, which
@@ -530,6 +548,20 @@ extension DominoNode {
         }
         plan.nodesVisited = visited
         guard plan.stages.count > 0 else { return true }
+        let stripe = thread.pointee.stripe
+        if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) {
+            plan.adoptPin(stripe: stripe, parity: readParity)
+            return true
+        }
+        return Self.checkPublishedStages(key, of: &plan, firstNode: firstNode, thread: thread)
+    }
+
+    /// The end of `collectPublished` when the epoch moved during the walk: takes the
+    /// delivery pin with its own check, then loads each stage's table word again
+    /// (see `GraphLock.pinForDelivery(stripe:)`). True when every table is still
+    /// published.
+    @inline(never)
+    static func checkPublishedStages(_ key: SlotKey, of plan: inout Plan, firstNode: NodeLink, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         plan.adoptPin(stripe: thread.pointee.stripe, parity: GraphLock.pinForDelivery(stripe: thread.pointee.stripe))
         for index in 0..<plan.stages.count {
             let node = index == 0 ? firstNode : thread.pointee.stageNodes[index - 1]
@@ -603,7 +635,7 @@ extension DominoNode {
         if gate != 0, sequence & 1 == 0 {
             let traceAll = publishedMode & 1 != 0
             plan.originTraced = traceAll
-            collected = collectPublishedSlowly(key, into: &plan, gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence)
+            collected = collectPublishedSlowly(key, into: &plan, gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence, readParity: readParity)
         }
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
         if !collected {
@@ -616,12 +648,13 @@ extension DominoNode {
     /// `collectPublished` once group interceptors or capture handlers were used (the
     /// gate says which): as `collectSlowly` does under the stripe, a node with group
     /// interceptors is a stage even without handlers for `key`, and the capture
-    /// handlers of `key` are collected too. Every table is checked under the
-    /// delivery pin, group tables included, and read (retained, or named for a
-    /// stage of group interceptors only) only after that check.
+    /// handlers of `key` are collected too. Every table, group tables included, is
+    /// read (retained, or named for a stage of group interceptors only) only once
+    /// the delivery pin is taken, as `collectPublished` takes it (and, when the
+    /// epoch moved, each is checked still published).
     @inline(never)
     func collectPublishedSlowly(
-        _ key: SlotKey, into plan: inout Plan, gate: UInt, traceAll: Bool, sequenceWord: UnsafeMutableRawPointer, sequence: UInt
+        _ key: SlotKey, into plan: inout Plan, gate: UInt, traceAll: Bool, sequenceWord: UnsafeMutableRawPointer, sequence: UInt, readParity: Int
     ) -> Bool {
         let groupsExist = gate & GraphLock.gateGroups != 0
         let captureKey = gate & GraphLock.gateCaptures != 0 && key.phase == .bubble ? key.in(.capture) : nil
@@ -670,9 +703,13 @@ extension DominoNode {
         plan.nodesVisited = visited
         guard !checks.isEmpty else { return true }
         let stripe = ThreadState.current.pointee.stripe
-        plan.adoptPin(stripe: stripe, parity: GraphLock.pinForDelivery(stripe: stripe))
-        for check in checks where check.link.withNode({ $0.publishedTable(for: check.key) })?.toOpaque() != check.table.toOpaque() {
-            return false
+        if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) {
+            plan.adoptPin(stripe: stripe, parity: readParity)
+        } else {
+            plan.adoptPin(stripe: stripe, parity: GraphLock.pinForDelivery(stripe: stripe))
+            for check in checks where check.link.withNode({ $0.publishedTable(for: check.key) })?.toOpaque() != check.table.toOpaque() {
+                return false
+            }
         }
         // Checked: the tables are safe to read, and to retain, from here on.
         for (stage, group, ownTable) in groups {

@@ -249,6 +249,33 @@ final class GraphLock: @unchecked Sendable {
         pinWithoutLock(counting: { pins(stripe, parity: $0) })
     }
 
+    /// The delivery pin of a walk that holds its read pin (`pinWithoutLock`) of
+    /// `parity`, taken in the same parity without the Dekker check: true when the
+    /// epoch is still the one the read pin was taken in, and the walk may then use
+    /// every table it collected without loading its word again. False when the
+    /// epoch moved meanwhile (the pin is given back): the walk takes
+    /// `pinForDelivery(stripe:)` and checks its tables as before.
+    ///
+    /// Why no check is needed when the epoch did not move (see
+    /// Maintainers/ReadsWithoutALock.md, "One pin's worth"): the walk was counted in
+    /// `parity` without a gap from its read pin on (this count is added before the
+    /// read pin is given back, and `drained` reads a stripe's read pins before its
+    /// delivery pins), so the epoch cannot pass the one after the read pin's, and
+    /// nothing retired since the read pin in a batch that parity holds can be
+    /// released; and a table loaded under the read pin was published in the epoch
+    /// loaded after it or earlier (its publisher read the epoch before its releasing
+    /// store), so when that is still the read pin's epoch, the table is young, if at
+    /// all, in an epoch this pin holds.
+    @inline(__always)
+    static func pinForDelivery(stripe: Int, keepingReadPinOf parity: Int) -> Bool {
+        _ = AtomicWord.add(pins(stripe, parity: parity), 1)
+        if Int(truncatingIfNeeded: AtomicWord.load(epochWord) & 1) == parity { return true }
+        // Without reclaiming, as a retry of the Dekker check (the read pin, given back
+        // next, or the next writer reclaims).
+        _ = AtomicWord.add(pins(stripe, parity: parity), -1)
+        return false
+    }
+
     /// Whether walks may collect without a lock, and how: 0 while anything that only
     /// walks under a stripe handle is in use (tracing of all nodes, a cycle ever
     /// made, a default mode with a queue), else the default mode's code
@@ -387,9 +414,12 @@ final class GraphLock: @unchecked Sendable {
     /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
     private func drained(parity: Int) -> Bool {
         // Sequentially consistent: the writer's half of `pinWithoutLock`'s check.
+        // A stripe's read pins before its delivery pins: a walk adds its delivery
+        // pin before it gives its read pin back (`pinForDelivery(stripe:keepingReadPinOf:)`),
+        // so whichever count this sees last, it sees the walk in one of the two.
         (0..<Self.stripeCount).allSatisfy {
-            AtomicWord.loadSequentiallyConsistent(Self.pins($0, parity: parity)) == 0
-                && AtomicWord.loadSequentiallyConsistent(Self.lockFreePins($0, parity: parity)) == 0
+            AtomicWord.loadSequentiallyConsistent(Self.lockFreePins($0, parity: parity)) == 0
+                && AtomicWord.loadSequentiallyConsistent(Self.pins($0, parity: parity)) == 0
         }
     }
 
