@@ -159,10 +159,10 @@ extension DominoNode {
         var down = Plan()
         up.stages = StageList(reusing: scratch.takeUpStages())
         down.stages = StageList(reusing: scratch.takeDownStages())
-        down.extras = scratch.extras
+        down.borrowExtras(scratch.extras)
         defer {
             scratch.giveBack(upStages: up.stages.takeStorage(), downStages: down.stages.takeStorage(), to: thread)
-            down.extras = nil
+            down.returnExtras()
         }
         up.writes = thread.pointee.writes
         down.writes = up.writes
