@@ -175,10 +175,10 @@ struct LockFreeReadTests {
         // Read from a node's trivial words only, since a walk may meet a node in its
         // deinit, whose `responderLink` may be freed.
         let view = SimView("view")
-        #expect(view.dominoNode.publishedMode >> 1 == DominoNode.declinesWalksWithoutALock)
+        #expect(DominoNode.declinesWalksWithoutALock(view.dominoNode.publishedMode))
         view.dominoNode.isTracing = true
-        #expect(view.dominoNode.publishedMode >> 1 == DominoNode.declinesWalksWithoutALock)
-        #expect(DominoNode(label: "plain").publishedMode >> 1 == 0)
+        #expect(DominoNode.declinesWalksWithoutALock(view.dominoNode.publishedMode))
+        #expect(!DominoNode.declinesWalksWithoutALock(DominoNode(label: "plain").publishedMode))
     }
 
     @MainActor @Test func aResponderNodesFollowerListSitsWhereItsAccessorLooksForIt() throws {

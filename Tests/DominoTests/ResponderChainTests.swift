@@ -231,6 +231,23 @@ import DominoTesting
         #expect(diagnostics.map(\.code) == [.responderChainTooLong])
     }
 
+    @Test func aResponderNodesHandlersThatNameNoModeRunInTheNodesModeElseInTheDefault() {
+        // A responder node without a mode of its own gives the walk's default mode
+        // from its published word; one with a mode must still be looked up.
+        let responder = SwappableResponder()
+        let node = DominoNode(label: "model", responder: responder)
+        node.subscribe(Ping.self, on: nil) { _ in }
+        // The default (the posting thread): run in place.
+        #expect(node.post(Ping(value: 1)).scheduled == 0)
+        node.deliveryMode = .background
+        #expect(node.post(Ping(value: 2)).scheduled == 1)
+        node.deliveryMode = nil
+        #expect(node.post(Ping(value: 3)).scheduled == 0)
+        DeliveryMode.withDefault(.background) {
+            #expect(node.post(Ping(value: 4)).scheduled == 1)
+        }
+    }
+
     @Test func everyPostThroughAResponderCycleIsDeliveredUpToItAndTheCycleIsReportedOnce() {
         let cycle = ResponderCycle()
         let node = DominoNode(label: "entry", responder: cycle.entry)

@@ -303,8 +303,10 @@ extension DominoNode {
                 if let table = node.slots.table(for: raiseKey) {
                     up.addStage(table, at: node, traceAll: traceAll)
                 }
-                if node.parentLinks.isEmpty && node.responderLink?.successor == nil {
-                    roots.append(NodeLink(node))
+                // Nested ifs: a `&&` naming `node` on its right retains it in debug
+                // builds (see `Route.walkDown`).
+                if node.parentLinks.isEmpty {
+                    if node.responderLink?.successor == nil { roots.append(NodeLink(node)) }
                 }
             }
             // A cycle with no way further up has no root: it turns down from its node
@@ -326,17 +328,35 @@ extension DominoNode {
     /// the plans hold every stage and the delivery pin, all of them plain; false when
     /// the walk must collect under its stripe instead (the plans are then emptied).
     /// The caller saw that no responder node exists.
+    ///
+    /// A collection that found the epoch moved when it took its delivery pin starts
+    /// again (at most twice), rather than wait for the stripe: the epoch moves
+    /// whenever a writer retires something, so under churn that would make walks
+    /// down wait for writers often.
     private func collectDownWithoutLock(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
-        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
-        let collected = collectDownPublished(key, raising: raising, up: &up, down: &down, scratch: scratch, readParity: readParity, thread: thread)
-        // The read pin first: giving the delivery pin back may reclaim (and so run
-        // deinits), which no read pin may span.
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
-        if collected { return true }
-        up.restart()
-        down.restart()
+        for _ in 0..<3 {
+            let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+            let collected = collectDownPublished(key, raising: raising, up: &up, down: &down, scratch: scratch, readParity: readParity, thread: thread)
+            // The read pin first: giving the delivery pin back may reclaim (and so run
+            // deinits), which no read pin may span.
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            if collected == .collected { return true }
+            up.restart()
+            down.restart()
+            if collected == .declined { return false }
+        }
         return false
+    }
+
+    /// What `collectDownPublished` did.
+    private enum DownCollection {
+        /// The plans hold every stage and the delivery pin, all plain.
+        case collected
+        /// The walk must collect under its stripe.
+        case declined
+        /// The epoch moved during the walk: collecting again may succeed.
+        case epochMoved
     }
 
     /// `collectDownWithoutLock`'s walk; the caller is pinned without a lock.
@@ -345,7 +365,7 @@ extension DominoNode {
     /// loads of `GraphLock.linkSequence` (checked at each node too), each node's
     /// mode word, parent and child lists and table address, never a table. Then it
     /// takes the delivery pin in the read pin's parity as `collectPublished` does
-    /// (declining when the epoch moved), and reads the tables: a stage that is not
+    /// (`.epochMoved` when the epoch moved), and reads the tables: a stage that is not
     /// plain (reformers, interceptors, which need the marks that `collectDown` sets
     /// up) declines the whole collection.
     /// Declines too when the gate is closed, at a node with group interceptors or
@@ -354,7 +374,7 @@ extension DominoNode {
     /// way up of a raise needs no group look-up: it runs raise-phase handlers only.
     private func collectDownPublished(
         _ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, readParity: Int, thread: UnsafeMutablePointer<ThreadState>
-    ) -> Bool {
+    ) -> DownCollection {
         // The sequence before the gate, as in `collectPublished`.
         let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
@@ -363,9 +383,9 @@ extension DominoNode {
         // nodes that have them.
         let groupsUsed = gate & GraphLock.gateGroups != 0
         let defaultCode = gate & ~(GraphLock.gateGroups | GraphLock.gateCaptures)
-        guard defaultCode &- 1 < 0xFF, sequence & 1 == 0 else { return false }
+        guard defaultCode &- 1 < 0xFF, sequence & 1 == 0 else { return .declined }
         let origin = publishedMode
-        if origin >> 1 == DominoNode.declinesWalksWithoutALock { return false }
+        if DominoNode.declinesWalksWithoutALock(origin) { return .declined }
         let traceAll = origin & 1 != 0
         down.originTraced = traceAll
         var top = NodeLink(self)
@@ -373,12 +393,12 @@ extension DominoNode {
         if raising {
             var visited = 0
             while true {
-                guard let found = Self.readPublished(top, raiseKey), !found.parents.isMultiple else { return false }
+                guard let found = Self.readPublished(top, raiseKey), !found.parents.isMultiple else { return .declined }
                 visited &+= 1
                 if let table = found.table {
                     up.stages.append(Stage(published: table, modeWord: found.mode, defaultCode: defaultCode, traceAll: traceAll, position: visited))
                 }
-                if AtomicWord.load(sequenceWord) != sequence { return false }
+                if AtomicWord.load(sequenceWord) != sequence { return .declined }
                 guard let next = found.parents.only else { break }
                 top = next
             }
@@ -404,7 +424,7 @@ extension DominoNode {
         while let link = stack.popLast() {
             let found = link.withNode { node -> (children: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32, reachableTwice: Bool)? in
                 let mode = node.publishedMode
-                if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
+                if DominoNode.declinesWalksWithoutALock(mode) { return nil }
                 // Not `groupsUsed && …`: the operator's autoclosure captures `node`,
                 // which a debug build retains, and a node read without a lock may be
                 // in its deinit (a retain then outlives it: a crash, seen under the
@@ -414,31 +434,31 @@ extension DominoNode {
                 }
                 return (node.publishedChildren, node.publishedTable(for: key), mode, node.publishedParents.isMultiple)
             }
-            guard let found else { return false }
+            guard let found else { return .declined }
             if found.reachableTwice && !marked.insert(link).inserted { continue }
             visited &+= 1
             if let table = found.table {
                 down.stages.append(Stage(published: table, modeWord: found.mode, defaultCode: defaultCode, traceAll: traceAll, position: visited))
             }
-            if AtomicWord.load(sequenceWord) != sequence { return false }
+            if AtomicWord.load(sequenceWord) != sequence { return .declined }
             found.children.forEachPublishedLinkReversed { stack.append($0) }
         }
-        if AtomicWord.load(sequenceWord) != sequence { return false }
+        if AtomicWord.load(sequenceWord) != sequence { return .declined }
         down.nodesVisited = visited
 
         let upCount = up.stages.count
-        guard upCount + down.stages.count > 0 else { return true }
-        // When the epoch moved during the walk, the walk collects again under its
-        // stripe rather than check each table still published: that would need
-        // each stage's node kept (measured: 8 instructions a node), for a case that
-        // needs a writer to retire something while the walk reads.
+        guard upCount + down.stages.count > 0 else { return .collected }
+        // When the epoch moved during the walk, the walk collects again rather than
+        // check each table still published: that would need each stage's node kept
+        // (measured: 8 instructions a node), for a case that needs a writer to
+        // retire something while the walk reads.
         let stripe = thread.pointee.stripe
-        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else { return false }
+        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else { return .epochMoved }
         down.adoptPin(stripe: stripe, parity: readParity)
         for index in 0..<down.stages.count where down.stages[index].handlers._withUnsafeGuaranteedRef({ $0.rarer != nil }) {
-            return false
+            return .declined
         }
-        return true
+        return .collected
     }
 
     /// Runs the subscribers of each stage of `plan` in order with `value`, until one

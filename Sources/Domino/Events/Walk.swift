@@ -63,6 +63,12 @@ struct Stage {
         self.init(handlers: handlers, box: box, code: code.rawValue, traced: traced, position: position)
     }
 
+    /// The stage of a mode without a queue, from its code (1 to 3).
+    @inline(__always)
+    init(handlers: Unmanaged<HandlerTable>, code: UInt32, traced: Bool, position: Int) {
+        self.init(handlers: handlers, box: nil, code: code, traced: traced, position: position)
+    }
+
     @inline(__always)
     private init(handlers: Unmanaged<HandlerTable>, box: Unmanaged<DeliveryBox>?, code: UInt32, traced: Bool, position: Int) {
         self.handlers = handlers
@@ -397,7 +403,10 @@ struct Plan: ~Copyable {
         // (one load instead of two fields and a `DeliveryMode` copied per node:
         // measured, 40 instructions a node of a broadcast).
         let word = node.publishedMode
-        return Stage(handlers: table, mode: mode(code: word >> 1, at: node), traced: traceAll || word & 1 != 0, position: nodesVisited)
+        let code = word >> 1
+        let traced = traceAll || word & 1 != 0
+        if code &- 1 < 3 { return Stage(handlers: table, code: code, traced: traced, position: nodesVisited) }
+        return Stage(handlers: table, mode: mode(code: code, at: node), traced: traced, position: nodesVisited)
     }
 
     /// Appends the stage of `table` at `node`. Lock held.
@@ -412,7 +421,7 @@ struct Plan: ~Copyable {
     @inline(__always)
     private mutating func mode(code: UInt32, at node: DominoNode) -> Stage.Mode {
         if code &- 1 < 3 { return Stage.Mode(code: UInt(code)) }
-        if code == 0, let defaultMode { return defaultMode }
+        if code == 0 || code == DominoNode.declinesWalksWithoutALockInheriting, let defaultMode { return defaultMode }
         return modeSlowly(at: node)
     }
 
@@ -425,9 +434,9 @@ struct Plan: ~Copyable {
         if code != 0 { defaultMode = Stage.Mode(code: code) }
     }
 
-    /// `mode(code:at:)` for a node with a mode with a queue, a responder node, or the
-    /// walk's first node without a mode of its own (which looks the default up
-    /// once for the walk). Lock held.
+    /// `mode(code:at:)` for a node with a mode with a queue, a responder node with a
+    /// mode of its own, or the walk's first node without one (which looks the
+    /// default up once for the walk). Lock held.
     @inline(never)
     private mutating func modeSlowly(at node: DominoNode) -> Stage.Mode {
         let mode: Stage.Mode
@@ -595,7 +604,7 @@ extension DominoNode {
     static func readPublished(_ link: NodeLink, _ key: SlotKey) -> (parents: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32)? {
         link.withNode { node in
             let mode = node.publishedMode
-            if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
+            if DominoNode.declinesWalksWithoutALock(mode) { return nil }
             return (node.publishedParents, node.publishedTable(for: key), mode)
         }
     }
@@ -688,7 +697,7 @@ extension DominoNode {
             )
             let found = link.withNode { node -> Found? in
                 let mode = node.publishedMode
-                if mode >> 1 == DominoNode.declinesWalksWithoutALock { return nil }
+                if DominoNode.declinesWalksWithoutALock(mode) { return nil }
                 let table = node.publishedTable(for: key)
                 let group = groupsExist ? node.publishedTable(for: .group) : nil
                 let capture = captureKey.flatMap { node.publishedTable(for: $0) }

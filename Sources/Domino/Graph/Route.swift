@@ -143,8 +143,16 @@ enum Route {
         let markStarts = starts.count > 1
         while let (link, depth, inherited) = stack.popLast() {
             link.withNode { node in
-                let reachableTwice = markAll || (depth == 0 && markStarts) || node.parentLinks.isMultiple
-                    || (node.responderLink?.successor != nil && !node.parentLinks.isEmpty)
+                // Plain ifs, no `||` or `&&` whose right side names `node`: the
+                // operator's autoclosure captures it, which a debug build retains, and
+                // a node whose last other reference goes meanwhile would then be
+                // released here, its deinit waiting for the stripe this walk holds
+                // (a deadlock, seen in LockFreePostTests' racing broadcasts).
+                var reachableTwice = markAll || (depth == 0 && markStarts)
+                if !reachableTwice { reachableTwice = node.parentLinks.isMultiple }
+                if !reachableTwice, node.responderLink?.successor != nil {
+                    reachableTwice = !node.parentLinks.isEmpty
+                }
                 if reachableTwice && !visited.insert(link).inserted { return }
                 let handedDown = visit(node, depth, inherited)
                 // Pushed in reverse so that they pop in order: mounted children, then followers.
