@@ -466,7 +466,20 @@ struct Plan: ~Copyable {
         }
     }
 
-    deinit {
+    deinit { giveBackEverything() }
+
+    /// Ends the plan as `deinit` does, inlined into the caller: for the common
+    /// post, which otherwise calls the deinit (measured: a post up 10 levels 718
+    /// to 686 instructions, a post 493 to 490).
+    @inline(__always)
+    consuming func end() {
+        giveBackEverything()
+        discard self
+    }
+
+    /// What ending a plan gives back: its pin, the tables it holds, its memory.
+    @inline(__always)
+    private func giveBackEverything() {
         if pinned >= 0 { GraphLock.unpin(stripe: pinned, parity: pinnedParity) }
         if holdsTables {
             for index in 0..<stages.count { stages[index].handlers.release() }
@@ -886,11 +899,15 @@ extension DominoNode {
         // instructions a post).
         if plan.stages.count <= 1 && plan.extras == nil && !plan.originTraced {
             if plan.stages.count == 0 {
-                return PostResult(deliveries: 0, scheduled: 0, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort)
+                let result = PostResult(deliveries: 0, scheduled: 0, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort)
+                plan.end()
+                return result
             }
             let stage = plan.stages[0]
             if !stage.withTable({ $0.hasReformers || $0.hasInterceptors }) {
-                return Self.deliver(value, key: key, atOnly: stage, of: plan, thread: thread)
+                let result = Self.deliver(value, key: key, atOnly: stage, of: plan, thread: thread)
+                plan.end()
+                return result
             }
         }
         return deliver(value, key: key, following: plan, thread: thread)
