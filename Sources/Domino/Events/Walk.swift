@@ -165,6 +165,11 @@ struct StageList {
 
     init() {}
 
+    /// The stages after the first, in place: valid while the list does not change.
+    var laterStages: UnsafeBufferPointer<Stage> {
+        @inline(__always) get { rest.buffer }
+    }
+
     /// An empty list that appends into `storage` (emptied, its memory kept).
     init(reusing storage: ScratchList<Stage>) {
         rest = storage
