@@ -480,15 +480,21 @@ private final class AnyThreadResponder: DominoResponder, Sendable {
     var nextDominoResponder: (any DominoResponder)? { next }
 }
 
-/// The value of the first of up to 50 walks (`walk` gets the values 1, 2, ... to
-/// post) that reads links and resolves none (`ThreadState.responderResolutions`),
-/// or nil. Another test making or dropping a responder node meanwhile makes a walk
-/// resolve again (rightly): one walk in a few tries is enough.
+/// The value of the first walk (`walk` gets the values 1, 2, ... to post) that
+/// reads links and resolves none (`ThreadState.responderResolutions`), or nil when
+/// none did within 60 seconds. Another test making or dropping a responder node
+/// meanwhile makes a walk resolve again (rightly), and one in another suite makes
+/// thousands in a row (seen to outlast 50 tries on a loaded machine): after the
+/// first 50 tries, each waits a millisecond for such churn to end.
 private func firstWalkReadingLinksResolvingNone(_ walk: (Int) -> Void) -> Int? {
-    for value in 1...50 {
+    let deadline = ContinuousClock.now + .seconds(60)
+    var value = 0
+    while ContinuousClock.now < deadline {
+        value += 1
         let before = ThreadState.current.pointee.responderResolutions
         let reads = responderReads { walk(value) }
         if ThreadState.current.pointee.responderResolutions == before && reads > 0 { return value }
+        if value > 50 { Thread.sleep(forTimeInterval: 0.001) }
     }
     return nil
 }
