@@ -311,15 +311,7 @@ struct LockFreeReadTests {
             if leaf.parents.contains(where: { $0 === anchor }) { leaf.unmount(from: anchor) } else { leaf.mount(at: anchor) }
             // Keys come and go everywhere.
             let node = [leaf, transient, anchors[0], anchors[1]][Int.random(in: 0..<4, using: &generator)]
-            let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
-            if let name = key.name {
-                subscriptions.append(node.subscribe(EventName(name), on: .postingThread) { _ in })
-            } else {
-                subscriptions.append(node.subscribe(Pong.self, on: .postingThread) { _ in })
-            }
-            if subscriptions.count > 20 || Bool.random(using: &generator) {
-                subscriptions.remove(at: Int.random(in: 0..<subscriptions.count, using: &generator)).cancel()
-            }
+            churnSubscriptions(at: node, keys: keys, kept: &subscriptions, atMost: 20, generator: &generator)
         }
         stop.set()
         for _ in 0..<readers { finished.wait() }
@@ -344,7 +336,7 @@ struct LockFreeReadTests {
         leaf.mount(at: middle)
         middle.mount(at: root)
         let nodes = [leaf, middle, root]
-        let keys: [SlotKey] = [.of(Ping.self)] + (0..<4).map { .name("e\($0)") }
+        let keys: [SlotKey] = [.of(Pong.self)] + (0..<4).map { .name("e\($0)") }
         let stop = StopFlag()
         let wrongTables = Counter()
         let walksUsingTheirTables = Counter()
@@ -401,15 +393,7 @@ struct LockFreeReadTests {
         var subscriptions: [Subscription] = []
         for _ in 0..<6_000 {
             let node = nodes[Int.random(in: 0..<nodes.count, using: &generator)]
-            let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
-            if let name = key.name {
-                subscriptions.append(node.subscribe(EventName(name), on: .postingThread) { _ in })
-            } else {
-                subscriptions.append(node.subscribe(Ping.self, on: .postingThread) { _ in })
-            }
-            if subscriptions.count > 12 || Bool.random(using: &generator) {
-                subscriptions.remove(at: Int.random(in: 0..<subscriptions.count, using: &generator)).cancel()
-            }
+            churnSubscriptions(at: node, keys: keys, kept: &subscriptions, atMost: 12, generator: &generator)
         }
         stop.set()
         for _ in 0..<readers { finished.wait() }
@@ -443,6 +427,23 @@ struct LockFreeReadTests {
         #expect(!taken)
         // The refused pin was given back: nothing is left waiting for it.
         #expect(reclaimUntil { graphLock.tablesInLimbo == 0 })
+    }
+}
+
+/// A writer's step in the racing tests: subscribes at `node` to one of `keys` at
+/// random (a name's event, or `Pong` for a type's key), keeping the subscription,
+/// then cancels a kept one at random, always once more than `limit` are kept.
+private func churnSubscriptions(
+    at node: DominoNode, keys: [SlotKey], kept subscriptions: inout [Subscription], atMost limit: Int, generator: inout SeededGenerator
+) {
+    let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
+    if let name = key.name {
+        subscriptions.append(node.subscribe(EventName(name), on: .postingThread) { _ in })
+    } else {
+        subscriptions.append(node.subscribe(Pong.self, on: .postingThread) { _ in })
+    }
+    if subscriptions.count > limit || Bool.random(using: &generator) {
+        subscriptions.remove(at: Int.random(in: 0..<subscriptions.count, using: &generator)).cancel()
     }
 }
 
