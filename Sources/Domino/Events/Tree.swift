@@ -160,16 +160,20 @@ extension DominoNode {
         up.stages = StageList(reusing: scratch.takeUpStages())
         down.stages = StageList(reusing: scratch.takeDownStages())
         down.borrowExtras(scratch.extras)
+        // False once the walk collected without the stripe, which leaves the extras
+        // as they were.
+        var extrasUsed = true
         defer {
-            scratch.giveBack(upStages: up.stages.takeStorage(), downStages: down.stages.takeStorage(), to: thread)
+            scratch.giveBack(upStages: up.stages.takeStorage(), downStages: down.stages.takeStorage(), extrasUsed: extrasUsed, to: thread)
             down.returnExtras()
         }
         up.writes = thread.pointee.writes
         down.writes = up.writes
         // Without the stripe when no responder node was ever made (their followers
         // are not published), else, or when that declines, under it.
-        let plain = (!GraphLock.respondersExist && collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread))
-            || collectDownLocked(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        let withoutLock = !GraphLock.respondersExist && collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        extrasUsed = !withoutLock
+        let plain = withoutLock || collectDownLocked(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
 
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         if down.originTraced {
@@ -627,14 +631,16 @@ final class DownScratch {
 
     /// Empties everything for the next walk and leaves it with `thread`, unless the
     /// thread already has one (this was a nested walk's) or it grew too large.
-    func giveBack(upStages: ScratchList<Stage>, downStages: ScratchList<Stage>, to thread: UnsafeMutablePointer<ThreadState>) {
+    /// `extrasUsed` false says the walk left `extras` as they were (measured: their
+    /// capacities and emptying, 53 instructions a raise).
+    func giveBack(upStages: ScratchList<Stage>, downStages: ScratchList<Stage>, extrasUsed: Bool, to thread: UnsafeMutablePointer<ThreadState>) {
         // Kept first, whatever happens next: the scratch frees them when it goes.
         self.upStages = upStages
         self.downStages = downStages
         guard thread.pointee.downScratch == nil else { return }
         let largest = Swift.max(
             visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, marksCapacity,
-            upStages.capacity, downStages.capacity, extras.largestCapacity
+            upStages.capacity, downStages.capacity, extrasUsed ? extras.largestCapacity : 0
         )
         guard largest <= Self.keptCapacity else { return }
         // Arrays and sets only when in use: emptying an empty one still costs a
@@ -644,7 +650,7 @@ final class DownScratch {
         stack.removeAll()
         openEnds.removeAll()
         roots.removeAll()
-        extras.clear()
+        if extrasUsed { extras.clear() }
         thread.pointee.downScratch = self
     }
 }
