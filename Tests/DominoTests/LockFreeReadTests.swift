@@ -269,27 +269,13 @@ struct LockFreeReadTests {
                 var wrong = 0, count = 0
                 while !stop.isSet {
                     let parity = GraphLock.pinWithoutLock(stripe: stripe)
-                    var found: [(link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)] = []
-                    Route.walkPublished(from: NodeLink(leaf)) { link in
-                        for key in keys {
-                            guard let table = link.withNode({ $0.publishedTable(for: key) }) else { continue }
-                            found.append((link, key, table))
-                        }
-                    }
+                    let found = publishedTables(upFrom: leaf, keys: keys)
                     // As a walk does: tables are read only under a delivery pin,
                     // and only those still published once it is taken.
                     let delivery = GraphLock.pinForDelivery(stripe: stripe)
-                    let current = found.filter { entry in
-                        entry.link.withNode { $0.publishedTable(for: entry.key) }?.toOpaque() == entry.table.toOpaque()
-                    }
+                    let current = stillPublished(found)
                     GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
-                    for entry in current {
-                        // Compared as addresses: a reader without a lock never
-                        // retains a node (one may be in its deinit).
-                        if UInt(bitPattern: entry.table._withUnsafeGuaranteedRef({ $0.nodeID })) != UInt(bitPattern: entry.link.pointer) {
-                            wrong += 1
-                        }
-                    }
+                    for entry in current where !isTable(entry.table, of: entry.link) { wrong += 1 }
                     GraphLock.unpin(stripe: stripe, parity: delivery)
                     count += 1
                 }
@@ -349,13 +335,7 @@ struct LockFreeReadTests {
                 var wrong = 0, direct = 0, handlersRead = 0
                 while !stop.isSet {
                     let parity = GraphLock.pinWithoutLock(stripe: stripe)
-                    var found: [(link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)] = []
-                    Route.walkPublished(from: NodeLink(leaf)) { link in
-                        for key in keys {
-                            guard let table = link.withNode({ $0.publishedTable(for: key) }) else { continue }
-                            found.append((link, key, table))
-                        }
-                    }
+                    var found = publishedTables(upFrom: leaf, keys: keys)
                     let delivery: Int
                     if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: parity) {
                         delivery = parity
@@ -364,15 +344,11 @@ struct LockFreeReadTests {
                         // The epoch moved: as a walk does, only the tables still
                         // published once a checked pin is taken.
                         delivery = GraphLock.pinForDelivery(stripe: stripe)
-                        found = found.filter { entry in
-                            entry.link.withNode { $0.publishedTable(for: entry.key) }?.toOpaque() == entry.table.toOpaque()
-                        }
+                        found = stillPublished(found)
                     }
                     GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
                     for entry in found {
-                        if UInt(bitPattern: entry.table._withUnsafeGuaranteedRef({ $0.nodeID })) != UInt(bitPattern: entry.link.pointer) {
-                            wrong += 1
-                        }
+                        if !isTable(entry.table, of: entry.link) { wrong += 1 }
                         // The handlers, as a delivery reads them (their state word).
                         entry.table._withUnsafeGuaranteedRef { table in
                             HandlerTable.forEachSubscriber(of: table) { handler in
@@ -428,6 +404,37 @@ struct LockFreeReadTests {
         // The refused pin was given back: nothing is left waiting for it.
         #expect(reclaimUntil { graphLock.tablesInLimbo == 0 })
     }
+}
+
+/// A table a reader pinned without a lock found at a node of a route, for one key.
+private typealias FoundTable = (link: NodeLink, key: SlotKey, table: Unmanaged<HandlerTable>)
+
+/// The tables of `keys` at every node of the route up from `leaf`, read as a walk
+/// without a lock reads them (their addresses only). The caller is pinned without a
+/// lock.
+private func publishedTables(upFrom leaf: DominoNode, keys: [SlotKey]) -> [FoundTable] {
+    var found: [FoundTable] = []
+    Route.walkPublished(from: NodeLink(leaf)) { link in
+        for key in keys {
+            guard let table = link.withNode({ $0.publishedTable(for: key) }) else { continue }
+            found.append((link, key, table))
+        }
+    }
+    return found
+}
+
+/// The tables of `found` still published at their node, as a walk keeps them after a
+/// checked delivery pin (`GraphLock.pinForDelivery(stripe:)`).
+private func stillPublished(_ found: [FoundTable]) -> [FoundTable] {
+    found.filter { entry in
+        entry.link.withNode { $0.publishedTable(for: entry.key) }?.toOpaque() == entry.table.toOpaque()
+    }
+}
+
+/// True when `table` names the node of `link` as its own. Compared as addresses: a
+/// reader without a lock never retains a node (one may be in its deinit).
+private func isTable(_ table: Unmanaged<HandlerTable>, of link: NodeLink) -> Bool {
+    UInt(bitPattern: table._withUnsafeGuaranteedRef { $0.nodeID }) == UInt(bitPattern: link.pointer)
 }
 
 /// A writer's step in the racing tests: subscribes at `node` to one of `keys` at

@@ -422,10 +422,11 @@ struct Plan: ~Copyable {
     }
 
     /// The delivery mode of `node`'s stages, from `code`, the mode code of its
-    /// published word (`DominoNode.publishedMode`). Lock held.
+    /// published word (`DominoNode.publishedMode`), for a node without a mode of its
+    /// own or one that walks without a lock decline (`stage` makes the stages of the
+    /// codes 1 to 3 itself). Lock held.
     @inline(__always)
     private mutating func mode(code: UInt32, at node: DominoNode) -> Stage.Mode {
-        if code &- 1 < 3 { return Stage.Mode(code: UInt(code)) }
         if code == 0 || code == DominoNode.declinesWalksWithoutALockInheriting, let defaultMode { return defaultMode }
         return modeSlowly(at: node)
     }
