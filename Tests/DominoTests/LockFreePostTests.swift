@@ -156,6 +156,103 @@ extension LockFreePostTests {
     }
 }
 
+/// A post without a plan (`DominoNode.deliver(_:key:)`) hands its walk over to a
+/// plan where the common case ends; each hand-over still reads without a lock.
+extension LockFreePostTests {
+    @Test func aPostWhoseOnlyStageReformsItIsDeliveredReformedWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let root = DominoNode(label: "root")
+        let leaf = DominoNode(label: "leaf")
+        leaf.mount(at: root)
+        let heard = Log<Int>()
+        let reformer = root.reform(Ping.self) { $0.value += 10 }
+        root.subscribe(Ping.self, on: .postingThread) { heard.append($0.value) }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (result, waited) = whileAWriterHoldsTheLock { leaf.post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(heard.entries == [11])
+        #expect(result.deliveries == 1)
+        #expect(result.nodesVisited == 2)
+        withExtendedLifetime(reformer) {}
+    }
+
+    @Test func aPostWhoseRouteBranchesAboveItsFirstStageReachesEveryStageOnceWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // leaf -> middle -> (left, right) -> top, handlers at the leaf and the top
+        // only: the walk has its first stage when it meets the branch.
+        let top = DominoNode(label: "top")
+        let left = DominoNode(label: "left")
+        let right = DominoNode(label: "right")
+        let middle = DominoNode(label: "middle")
+        let leaf = DominoNode(label: "leaf")
+        left.mount(at: top)
+        right.mount(at: top)
+        middle.mount(at: left)
+        middle.mount(at: right)
+        leaf.mount(at: middle)
+        let order = Log<String>()
+        for node in [leaf, top] {
+            let label = node.label ?? ""
+            node.subscribe(Ping.self, on: .postingThread) { _ in order.append(label) }
+        }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (result, waited) = whileAWriterHoldsTheLock { leaf.post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(order.entries == ["leaf", "top"])
+        #expect(result.deliveries == 2)
+        #expect(result.nodesVisited == 5)
+    }
+
+    @Test func aPostWithNoHandlerOnABranchingRouteCountsEveryNodeWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let top = DominoNode(label: "top")
+        let left = DominoNode(label: "left")
+        let right = DominoNode(label: "right")
+        let leaf = DominoNode(label: "leaf")
+        left.mount(at: top)
+        right.mount(at: top)
+        leaf.mount(at: left)
+        leaf.mount(at: right)
+
+        let (result, waited) = whileAWriterHoldsTheLock { leaf.post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(result.deliveries == 0)
+        #expect(result.nodesVisited == 4)
+    }
+
+    @Test func postsToOneStageWhoseTableIsReplacedAllTheTimeReachItsHandlerOncePerPost() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // One stage on the route, its table replaced by every subscription and
+        // cancellation beside the kept handler: the epoch moves under the posts, so
+        // that some take the delivery pin with a check and load the table again.
+        let root = DominoNode(label: "root")
+        let left = DominoNode(label: "left")
+        let right = DominoNode(label: "right")
+        let leaf = DominoNode(label: "leaf")
+        left.mount(at: root)
+        right.mount(at: root)
+        leaf.mount(at: left)
+        let kept = Counter()
+        root.subscribe(Ping.self, on: .postingThread) { _ in kept.increment() }
+        let readers = 2
+        let postsPerReader = 20_000
+        let delivered = Counter()
+        race(readers: readers, walksPerReader: postsPerReader, moving: leaf, between: left, and: right) {
+            root.subscribe(Ping.self, on: .postingThread) { _ in }.cancel()
+        } walk: { value in
+            let result = leaf.post(Ping(value: value))
+            if result.deliveries >= 1 { delivered.increment() }
+        }
+        // The leaf has a parent at all times but a moment in each move, when the
+        // post ends at the leaf: so every post that reached the root ran the kept
+        // handler exactly once.
+        #expect(kept.value == delivered.value)
+        #expect(kept.value > 0)
+    }
+}
+
 extension LockFreePostTests {
     @Test func seededSequencesWithoutCyclesAgreeWithTheReferenceModel() throws {
         // The model-based tests' sequences, drawn without a cycle (which would close

@@ -515,7 +515,7 @@ extension DominoNode {
     /// under the stripe changed the register use of every post: 25 instructions at
     /// depth 10, measured).
     @inline(never)
-    private func collectAgain(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
+    func collectAgain(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         let stripe = thread.pointee.stripe
         plan = Plan()
         plan.writes = thread.pointee.writes
@@ -561,20 +561,37 @@ extension DominoNode {
         guard gate &- 1 < 0xFF, sequence & 1 == 0 else { return false }
         let traceAll = publishedMode & 1 != 0
         plan.originTraced = traceAll
-        var link = NodeLink(self)
-        var firstNode = link
+        return Self.collectPublished(
+            from: NodeLink(self), key, into: &plan, visited: 0, firstNode: NodeLink(self), gate: gate, traceAll: traceAll,
+            sequenceWord: sequenceWord, sequence: sequence, readParity: readParity, thread: thread
+        )
+    }
+
+    /// The route walk of `collectPublished` from `start`, after `visited` nodes
+    /// already collected into `plan` (the first stage's node, if any, in
+    /// `firstNode`): inlined into `collectPublished` as it starts, and called out of
+    /// line by a post that hands its walk over to a plan on the way
+    /// (`collectPublishedResuming`). The caller holds its read pin in `readParity`
+    /// and loaded `sequence` and `gate` (open, naming no groups or captures).
+    @inline(__always)
+    static func collectPublished(
+        from start: NodeLink, _ key: SlotKey, into plan: inout Plan, visited: Int, firstNode: NodeLink, gate: UInt, traceAll: Bool,
+        sequenceWord: UnsafeMutableRawPointer, sequence: UInt, readParity: Int, thread: UnsafeMutablePointer<ThreadState>
+    ) -> Bool {
+        var link = start
+        var firstNode = firstNode
         // Counted here, not in the plan, which the loop would store at every level.
-        var visited = 0
+        var visited = visited
         var branches = false
         while true {
-            guard let found = Self.readPublished(link, key) else { return false }
+            guard let found = readPublished(link, key) else { return false }
             if found.parents.isMultiple {
                 branches = true
                 break
             }
             visited &+= 1
             if let table = found.table {
-                Self.addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
+                addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
             }
             if AtomicWord.load(sequenceWord) != sequence { return false }
             guard let next = found.parents.only else { break }
@@ -585,7 +602,7 @@ extension DominoNode {
             // (Called after the loop, with the counts by value: a call inside it,
             // `inout` counts even more so, cost the chain's levels 4 instructions
             // each.)
-            guard let rest = Self.collectPublishedBranching(
+            guard let rest = collectPublishedBranching(
                 from: link, key, into: &plan, visited: visited, firstNode: firstNode,
                 gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence, thread: thread
             ) else { return false }
@@ -598,7 +615,20 @@ extension DominoNode {
             plan.adoptPin(stripe: stripe, parity: readParity)
             return true
         }
-        return Self.checkPublishedStages(key, of: &plan, firstNode: firstNode, thread: thread)
+        return checkPublishedStages(key, of: &plan, firstNode: firstNode, thread: thread)
+    }
+
+    /// `collectPublished(from:…)` out of line, for a post's walk that a plan takes
+    /// over at `start` (see `deliver(_:key:)`).
+    @inline(never)
+    static func collectPublishedResuming(
+        from start: NodeLink, _ key: SlotKey, into plan: inout Plan, visited: Int, firstNode: NodeLink, gate: UInt,
+        sequenceWord: UnsafeMutableRawPointer, sequence: UInt, readParity: Int, thread: UnsafeMutablePointer<ThreadState>
+    ) -> Bool {
+        collectPublished(
+            from: start, key, into: &plan, visited: visited, firstNode: firstNode, gate: gate, traceAll: false,
+            sequenceWord: sequenceWord, sequence: sequence, readParity: readParity, thread: thread
+        )
     }
 
     /// The end of `collectPublished` when the epoch moved during the walk: takes the
@@ -891,6 +921,16 @@ extension DominoNode {
     }
 
     /// Posts `value` along the route, notifying the receivers of `key`.
+    ///
+    /// The common post (a chain without responder nodes, at most one node with
+    /// handlers for `key`, neither reformers nor interceptors there, not traced from
+    /// its start, the walk gate open without groups or captures) walks without a
+    /// `Plan`: it reads the route under its read pin as `collectPublished` does,
+    /// keeps the one stage in locals, takes its delivery pin in the read pin's parity
+    /// and runs the stage's handlers (measured: the plan's set-up, its end and the
+    /// call into a one-stage delivery were about 130 of a post's 490 instructions).
+    /// Anything else hands the walk over to a plan where it stands
+    /// (`deliverPlanned`), so that no post walks its route twice.
     func deliver<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Posting \(key.displayName(for: Payload.self))") else {
@@ -898,12 +938,128 @@ extension DominoNode {
         }
         defer { thread.pointee.nesting -= 1 }
 
+        let writes = thread.pointee.writes
+        let stripe = thread.pointee.stripe
+        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+        // The sequence before the gate, as in `collectPublished`.
+        let sequenceWord = GraphLock.linkSequenceAddress
+        let sequence = AtomicWord.load(sequenceWord)
+        let gate = GraphLock.walkGate
+        guard gate &- 1 < 0xFF, sequence & 1 == 0, publishedMode & 1 == 0 else {
+            return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .start)
+        }
+        var link = NodeLink(self)
+        var visited = 0
+        // The stage found so far: its table, its node's mode word and place.
+        var table: Unmanaged<HandlerTable>?
+        var modeWord: UInt32 = 0
+        var position = 0
+        var stageLink = link
+        while true {
+            guard let found = Self.readPublished(link, key) else {
+                return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .declined)
+            }
+            if found.parents.isMultiple || (found.table != nil && table != nil) {
+                let first = table.map { LeanStage(table: $0, modeWord: modeWord, position: position, link: stageLink) }
+                return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .resuming(at: link, visited: visited, first: first, gate: gate, sequence: sequence))
+            }
+            visited &+= 1
+            if let foundTable = found.table {
+                table = foundTable
+                modeWord = found.mode
+                position = visited
+                stageLink = link
+            }
+            if AtomicWord.load(sequenceWord) != sequence {
+                return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .declined)
+            }
+            guard let next = found.parents.only else { break }
+            link = next
+        }
+        guard let table else {
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            return PostResult(deliveries: 0, scheduled: 0, nodesVisited: visited, stopReason: nil, stoppedAt: nil, routeCutShort: false)
+        }
+        let stage = Stage(published: table, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position)
+        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else {
+            return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .epochMoved(stage, at: stageLink, visited: visited))
+        }
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        if stage.withTable({ $0.hasReformers || $0.hasInterceptors }) {
+            return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .pinned(stage, visited: visited))
+        }
+        let result = Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: visited, routeCutShort: false, thread: thread)
+        GraphLock.unpin(stripe: stripe, parity: readParity)
+        return result
+    }
+
+    /// The one stage a post without a plan found before handing its walk over.
+    struct LeanStage {
+        let table: Unmanaged<HandlerTable>
+        let modeWord: UInt32
+        let position: Int
+        let link: NodeLink
+    }
+
+    /// Where a post without a plan hands its walk over to one (`deliverPlanned`).
+    enum Handover {
+        /// Nothing read yet: the plan's walk from the start (a post traced from its
+        /// start, a closed gate, one that names groups or captures). Read pin held.
+        case start
+        /// A node that declines walks without a lock, or links that changed under
+        /// the walk: the plan collects again (under the stripe if it must). Read pin
+        /// held.
+        case declined
+        /// A second stage or a branching route at `link`, after `visited` nodes and
+        /// the stage `first`: the plan's walk goes on from there. Read pin held.
+        case resuming(at: NodeLink, visited: Int, first: LeanStage?, gate: UInt, sequence: UInt)
+        /// The one stage collected, but the epoch moved before the delivery pin: the
+        /// plan pins with a check and loads the table word again. Read pin held.
+        case epochMoved(Stage, at: NodeLink, visited: Int)
+        /// The one stage collected and pinned for delivery, with reformers or
+        /// interceptors: the plan's delivery. Read pin given back, delivery pin held.
+        case pinned(Stage, visited: Int)
+    }
+
+    /// `deliver(_:key:)` from where its walk without a plan handed over: collects
+    /// the rest into a plan (which takes over the pins), then delivers along it.
+    @inline(never)
+    func deliverPlanned<Payload: Sendable>(
+        _ value: Payload, key: SlotKey, thread: UnsafeMutablePointer<ThreadState>, readParity: Int, from handover: Handover
+    ) -> PostResult {
+        let stripe = thread.pointee.stripe
         var plan = Plan()
-        collect(key, into: &plan, thread: thread)
-        // The common post (at most one stage, no reformers, interceptors, captures
-        // or groups, not traced from its start) apart from the general walk, whose
-        // every case's locals cost each post their set-up (measured: ~60
-        // instructions a post).
+        plan.writes = thread.pointee.writes
+        switch handover {
+        case .start:
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            collect(key, into: &plan, thread: thread)
+        case .declined:
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            collectAgain(key, into: &plan, thread: thread)
+        case let .resuming(link, visited, first, gate, sequence):
+            if let first {
+                plan.stages.append(Stage(published: first.table, modeWord: first.modeWord, defaultCode: gate, traceAll: false, position: first.position))
+            }
+            let collected = Self.collectPublishedResuming(
+                from: link, key, into: &plan, visited: visited, firstNode: first?.link ?? link, gate: gate,
+                sequenceWord: GraphLock.linkSequenceAddress, sequence: sequence, readParity: readParity, thread: thread
+            )
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            if !collected { collectAgain(key, into: &plan, thread: thread) }
+        case let .epochMoved(stage, stageLink, visited):
+            plan.stages.append(stage)
+            plan.nodesVisited = visited
+            let checked = Self.checkPublishedStages(key, of: &plan, firstNode: stageLink, thread: thread)
+            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            if !checked { collectAgain(key, into: &plan, thread: thread) }
+        case let .pinned(stage, visited):
+            plan.stages.append(stage)
+            plan.nodesVisited = visited
+            plan.adoptPin(stripe: stripe, parity: readParity)
+        }
+        // At most one stage, no reformers, interceptors, captures or groups, not
+        // traced from its start: the one-stage delivery.
         if plan.stages.count <= 1 && plan.extras == nil && !plan.originTraced {
             if plan.stages.count == 0 {
                 let result = PostResult(deliveries: 0, scheduled: 0, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort)
@@ -912,7 +1068,7 @@ extension DominoNode {
             }
             let stage = plan.stages[0]
             if !stage.withTable({ $0.hasReformers || $0.hasInterceptors }) {
-                let result = Self.deliver(value, key: key, atOnly: stage, of: plan, thread: thread)
+                let result = Self.deliver(value, key: key, atOnly: stage, writes: plan.writes, nodesVisited: plan.nodesVisited, routeCutShort: plan.routeCutShort, thread: thread)
                 plan.end()
                 return result
             }
@@ -920,26 +1076,26 @@ extension DominoNode {
         return deliver(value, key: key, following: plan, thread: thread)
     }
 
-    /// `deliver` for a plan of one stage without reformers or interceptors, not
-    /// traced from its start: its handlers, then the result.
-    @inline(never)
+    /// `deliver` for one stage without reformers or interceptors, not traced from
+    /// its start: its handlers, then the result.
+    @inline(__always)
     static func deliver<Payload: Sendable>(
-        _ value: Payload, key: SlotKey, atOnly stage: Stage, of plan: borrowing Plan, thread: UnsafeMutablePointer<ThreadState>
+        _ value: Payload, key: SlotKey, atOnly stage: Stage, writes: Int, nodesVisited: Int, routeCutShort: Bool, thread: UnsafeMutablePointer<ThreadState>
     ) -> PostResult {
         var deliveries = 0
         var scheduled = 0
         var orphans = Orphans()
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
-        let propagation = notify(value, at: stage, writes: plan.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+        let propagation = notify(value, at: stage, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
         orphans.purge()
         guard let stop = propagation.requestedStop else {
-            return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: plan.routeCutShort)
+            return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: routeCutShort)
         }
         let stopReason: PostResult.StopReason = stop == .immediately ? .subscriberImmediately : .subscriber
         if stage.traced {
             Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
         }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: plan.routeCutShort)
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: routeCutShort)
     }
 
     /// `deliver` along a collected plan: every case (captures, reformers,
