@@ -87,13 +87,7 @@ struct LockFreePostTests {
 
     @Test func postsRacingRemountsResubscriptionsAndNodeReleasesReachEachNodeAtMostOncePerPost() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
-        let root = DominoNode(label: "root")
-        let left = DominoNode(label: "left")
-        let right = DominoNode(label: "right")
-        let leaf = DominoNode(label: "leaf")
-        left.mount(at: root)
-        right.mount(at: root)
-        leaf.mount(at: left)
+        let (root, left, right, leaf) = aLeafUnderTheLeftOfTwoChildren()
         // Which post reached which node: post × 8 + the node's index (0 the leaf).
         let log = Log<Int>()
         for (index, node) in [leaf, left, right, root].enumerated() {
@@ -130,17 +124,7 @@ struct LockFreePostTests {
 extension LockFreePostTests {
     @Test func aPostThroughANodeWithTwoParentsIsDeliveredInRouteOrderWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
-        // leaf -> middle -> (left, right) -> top: a diamond above the middle node.
-        let top = DominoNode(label: "top")
-        let left = DominoNode(label: "left")
-        let right = DominoNode(label: "right")
-        let middle = DominoNode(label: "middle")
-        let leaf = DominoNode(label: "leaf")
-        left.mount(at: top)
-        right.mount(at: top)
-        middle.mount(at: left)
-        middle.mount(at: right)
-        leaf.mount(at: middle)
+        let (top, left, right, middle, leaf) = aDiamondAboveAMiddleNode()
         let order = Log<String>()
         for node in [leaf, middle, left, right, top] {
             let label = node.label ?? ""
@@ -179,18 +163,11 @@ extension LockFreePostTests {
 
     @Test func aPostWhoseRouteBranchesAboveItsFirstStageReachesEveryStageOnceWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
-        // leaf -> middle -> (left, right) -> top, handlers at the leaf and the top
-        // only: the walk has its first stage when it meets the branch.
-        let top = DominoNode(label: "top")
-        let left = DominoNode(label: "left")
-        let right = DominoNode(label: "right")
-        let middle = DominoNode(label: "middle")
-        let leaf = DominoNode(label: "leaf")
-        left.mount(at: top)
-        right.mount(at: top)
-        middle.mount(at: left)
-        middle.mount(at: right)
-        leaf.mount(at: middle)
+        // Handlers at the leaf and the top only: the walk has its first stage when
+        // it meets the branch above the middle node. (The whole diamond kept: a
+        // node does not keep its parents alive.)
+        let diamond = aDiamondAboveAMiddleNode()
+        let (top, leaf) = (diamond.top, diamond.leaf)
         let order = Log<String>()
         for node in [leaf, top] {
             let label = node.label ?? ""
@@ -203,6 +180,7 @@ extension LockFreePostTests {
         #expect(order.entries == ["leaf", "top"])
         #expect(result.deliveries == 2)
         #expect(result.nodesVisited == 5)
+        withExtendedLifetime(diamond) {}
     }
 
     @Test func aPostWithNoHandlerOnABranchingRouteCountsEveryNodeWhileAWriterHoldsTheLock() throws {
@@ -227,13 +205,7 @@ extension LockFreePostTests {
         // One stage on the route, its table replaced by every subscription and
         // cancellation beside the kept handler: the epoch moves under the posts, so
         // that some take the delivery pin with a check and load the table again.
-        let root = DominoNode(label: "root")
-        let left = DominoNode(label: "left")
-        let right = DominoNode(label: "right")
-        let leaf = DominoNode(label: "leaf")
-        left.mount(at: root)
-        right.mount(at: root)
-        leaf.mount(at: left)
+        let (root, left, right, leaf) = aLeafUnderTheLeftOfTwoChildren()
         let kept = Counter()
         root.subscribe(Ping.self, on: .postingThread) { _ in kept.increment() }
         let readers = 2
@@ -379,13 +351,7 @@ extension LockFreePostTests {
 
     @Test func broadcastsRacingRemountsResubscriptionsAndNodeReleasesReachEachNodeAtMostOncePerBroadcast() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
-        let root = DominoNode(label: "root")
-        let left = DominoNode(label: "left")
-        let right = DominoNode(label: "right")
-        let leaf = DominoNode(label: "leaf")
-        left.mount(at: root)
-        right.mount(at: root)
-        leaf.mount(at: left)
+        let (root, left, right, leaf) = aLeafUnderTheLeftOfTwoChildren()
         // Group interceptors in use (elsewhere), so that the walks look up each node's
         // group table too: in a debug build that look-up once retained the node, which
         // crashed when the node was in its deinit (the address sanitizer's run, one
@@ -423,6 +389,33 @@ extension LockFreePostTests {
         #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one broadcast twice")
         #expect(deliveries.count { $0 % 8 == 0 } == readers * broadcastsPerReader)
     }
+}
+
+/// root -> (left, right), leaf -> left: a leaf that the races move between the two.
+private func aLeafUnderTheLeftOfTwoChildren() -> (root: DominoNode, left: DominoNode, right: DominoNode, leaf: DominoNode) {
+    let root = DominoNode(label: "root")
+    let left = DominoNode(label: "left")
+    let right = DominoNode(label: "right")
+    let leaf = DominoNode(label: "leaf")
+    left.mount(at: root)
+    right.mount(at: root)
+    leaf.mount(at: left)
+    return (root, left, right, leaf)
+}
+
+/// leaf -> middle -> (left, right) -> top: a diamond above the middle node.
+private func aDiamondAboveAMiddleNode() -> (top: DominoNode, left: DominoNode, right: DominoNode, middle: DominoNode, leaf: DominoNode) {
+    let top = DominoNode(label: "top")
+    let left = DominoNode(label: "left")
+    let right = DominoNode(label: "right")
+    let middle = DominoNode(label: "middle")
+    let leaf = DominoNode(label: "leaf")
+    left.mount(at: top)
+    right.mount(at: top)
+    middle.mount(at: left)
+    middle.mount(at: right)
+    leaf.mount(at: middle)
+    return (top, left, right, middle, leaf)
 }
 
 /// Runs `readers` threads of `walksPerReader` walks each (`walk` gets each walk's
