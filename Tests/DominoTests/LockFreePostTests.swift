@@ -225,6 +225,66 @@ extension LockFreePostTests {
     }
 }
 
+/// Requests walk without a plan as posts do, and hand over where posts do.
+extension LockFreePostTests {
+    @Test func aRequestAnsweredAtTheOnlyNodeWithRespondersIsAnsweredWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let chain = makeChain(4)
+        chain[2].respond(to: Ask.self, on: .postingThread) { "answer to \($0.question)" }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (answer, waited) = whileAWriterHoldsTheLock { chain[0].request(Ask(question: "q")) }
+        #expect(!waited, "the request waited for the writer that held the lock")
+        #expect(answer == "answer to q")
+    }
+
+    @Test func aRequestThatTheFirstNodeDeclinesIsAnsweredFurtherUpWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // Two nodes with responders (the walk hands over to a plan at the second),
+        // the first declining; a reformer at the second (read under the delivery pin).
+        let chain = makeChain(4)
+        let asked = Log<String>()
+        chain[1].respond(to: Ask.self, on: .postingThread) { asked.append("declined \($0.question)"); return nil }
+        let reformer = chain[3].reform(Ask.self) { $0.question += "!" }
+        chain[3].respond(to: Ask.self, on: .postingThread) { "answer to \($0.question)" }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (answer, waited) = whileAWriterHoldsTheLock { chain[0].request(Ask(question: "q")) }
+        #expect(!waited, "the request waited for the writer that held the lock")
+        #expect(asked.entries == ["declined q"])
+        #expect(answer == "answer to q!")
+        withExtendedLifetime(reformer) {}
+    }
+
+    @Test func aRequestWithNoResponderOnItsRouteComesBackUnansweredWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let chain = makeChain(4)
+        let (answer, waited) = whileAWriterHoldsTheLock { chain[0].request(Ask(question: "q")) }
+        #expect(!waited, "the request waited for the writer that held the lock")
+        #expect(answer == nil)
+    }
+
+    @Test func requestsToOneNodeWhoseTableIsReplacedAllTheTimeAreAnsweredEveryTimeTheyReachIt() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let (root, left, right, leaf) = aLeafUnderTheLeftOfTwoChildren()
+        let asked = Counter()
+        root.respond(to: Ask.self, on: .postingThread) { _ in
+            asked.increment()
+            return "yes"
+        }
+        let answered = Counter()
+        race(readers: 2, walksPerReader: 20_000, moving: leaf, between: left, and: right) {
+            root.respond(to: Ask.self, on: .postingThread) { _ in nil }.cancel()
+        } walk: { _ in
+            if leaf.request(Ask(question: "q")) == "yes" { answered.increment() }
+        }
+        // The leaf has no parent for a moment in each move: a request then ends
+        // there unanswered. Every other one reached the root's responder, once.
+        #expect(asked.value == answered.value)
+        #expect(answered.value > 0)
+    }
+}
+
 extension LockFreePostTests {
     @Test func seededSequencesWithoutCyclesAgreeWithTheReferenceModel() throws {
         // The model-based tests' sequences, drawn without a cycle (which would close

@@ -273,8 +273,8 @@ public enum Diagnostics {
     /// Inside `withUnansweredRequestsReported(_:_:)` the scoped value applies
     /// instead, and reading this property returns it.
     public static var reportsUnansweredRequests: Bool {
-        get { scopedUnansweredRequests ?? graphLock.withShared { GraphSettings.strictRequests } }
-        set { graphLock.withExclusive { _ in GraphSettings.strictRequests = newValue } }
+        get { scopedUnansweredRequests ?? GraphLock.strictRequests }
+        set { graphLock.withExclusive { _ in graphLock.setStrictRequests(newValue) } }
     }
 
     /// Runs `body` with ``reportsUnansweredRequests`` set to `isOn` for the requests

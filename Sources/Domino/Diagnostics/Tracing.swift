@@ -362,8 +362,6 @@ enum GraphSettings {
     @exclusivity(unchecked) nonisolated(unsafe) static var processDefaultDelivery: DeliveryMode = .postingThread
     /// How many `DeliveryMode.withDefault` scopes run. Guarded by `graphLock`.
     @exclusivity(unchecked) nonisolated(unsafe) static var deliveryScopes = 0
-    /// Guarded by `graphLock`.
-    @exclusivity(unchecked) nonisolated(unsafe) static var strictRequests = false
     /// Set under the exclusive lock by the first group interceptor ever added; sticky,
     /// so walks in programs that never use groups skip looking for them.
     @exclusivity(unchecked) nonisolated(unsafe) static var groupsExist = false

@@ -32,7 +32,7 @@ struct Stage {
     /// rather than an enum with a payload: a walk without a lock makes a stage from
     /// a node's published word with shifts alone (measured: a `switch` on the code,
     /// 7 instructions a node of a broadcast).
-    private let bits: UInt32
+    let bits: UInt32
 
     enum Mode {
         case mainThread
@@ -61,6 +61,14 @@ struct Stage {
         case .boxed(let boxed): code = .inherits; box = boxed
         }
         self.init(handlers: handlers, box: box, code: code.rawValue, traced: traced, position: position)
+    }
+
+    /// The stage of `handlers` with the `bits` of another stage (`LeanFound`).
+    @inline(__always)
+    init(handlers: Unmanaged<HandlerTable>, bits: UInt32) {
+        self.handlers = handlers
+        self.box = nil
+        self.bits = bits
     }
 
     /// The stage of a mode without a queue, from its code (1 to 3).
@@ -940,15 +948,55 @@ extension DominoNode {
         defer { thread.pointee.nesting -= 1 }
 
         let writes = thread.pointee.writes
+        let found = collectLean(key, thread: thread)
+        if let table = found.table {
+            let stage = Stage(handlers: table, bits: found.bits)
+            let result = Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: found.visited, routeCutShort: false, thread: thread)
+            GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
+            return result
+        }
+        if found.parity < 0 {
+            return PostResult(deliveries: 0, scheduled: 0, nodesVisited: found.visited, stopReason: nil, stoppedAt: nil, routeCutShort: false)
+        }
+        return deliverPlanned(value, key: key, thread: thread, readParity: found.parity)
+    }
+
+    /// What the walk of a post or a request without a plan found (`collectLean`),
+    /// in four words, which a function returns in registers (an enum with payloads
+    /// went through memory: measured, a post 396 to 416 instructions).
+    struct LeanFound {
+        /// The table of the route's one stage, without reformers or interceptors,
+        /// pinned for delivery in `parity`; else nil.
+        let table: Unmanaged<HandlerTable>?
+        /// The stage's mode code, tracing flag and place (`Stage.bits`).
+        let bits: UInt32
+        /// The nodes on the route.
+        let visited: Int
+        /// With a table, the delivery pin's parity; without one, -1 when the route
+        /// has no stage (nothing pinned), else the read pin's parity, and the walk is
+        /// for a plan to take over from `ThreadState.handover`.
+        let parity: Int
+    }
+
+    /// The walk of a post or a request without a plan: reads the route under a read
+    /// pin as `collectPublished` does, keeps the one stage in locals, and takes its
+    /// delivery pin in the read pin's parity. Where the walk stops being common, it
+    /// records where it stands in the thread's `handover` for a plan to take over
+    /// (`plan(from:key:readParity:thread:)`). A function of its own, not generic, so
+    /// that the generic post and request that call it stay small.
+    @inline(never)
+    func collectLean(_ key: SlotKey, thread: UnsafeMutablePointer<ThreadState>) -> LeanFound {
         let stripe = thread.pointee.stripe
         let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+        func handOver(_ handover: Handover) -> LeanFound {
+            thread.pointee.handover = handover
+            return LeanFound(table: nil, bits: 0, visited: 0, parity: readParity)
+        }
         // The sequence before the gate, as in `collectPublished`.
         let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
         let gate = GraphLock.walkGate
-        guard gate &- 1 < 0xFF, sequence & 1 == 0, publishedMode & 1 == 0 else {
-            return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .start)
-        }
+        guard gate &- 1 < 0xFF, sequence & 1 == 0, publishedMode & 1 == 0 else { return handOver(.start) }
         var link = NodeLink(self)
         var visited = 0
         // The stage found so far: its table, its node's mode word and place.
@@ -957,12 +1005,10 @@ extension DominoNode {
         var position = 0
         var stageLink = link
         while true {
-            guard let found = Self.readPublished(link, key) else {
-                return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .declined)
-            }
+            guard let found = Self.readPublished(link, key) else { return handOver(.declined) }
             if found.parents.isMultiple || (found.table != nil && table != nil) {
                 let first = table.map { LeanStage(table: $0, modeWord: modeWord, position: position, link: stageLink) }
-                return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .resuming(at: link, visited: visited, first: first, gate: gate, sequence: sequence))
+                return handOver(.resuming(at: link, visited: visited, first: first, gate: gate, sequence: sequence))
             }
             visited &+= 1
             if let foundTable = found.table {
@@ -971,27 +1017,23 @@ extension DominoNode {
                 position = visited
                 stageLink = link
             }
-            if AtomicWord.load(sequenceWord) != sequence {
-                return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .declined)
-            }
+            if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
             guard let next = found.parents.only else { break }
             link = next
         }
         guard let table else {
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
-            return PostResult(deliveries: 0, scheduled: 0, nodesVisited: visited, stopReason: nil, stoppedAt: nil, routeCutShort: false)
+            return LeanFound(table: nil, bits: 0, visited: visited, parity: -1)
         }
         let stage = Stage(published: table, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position)
         guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else {
-            return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .epochMoved(stage, at: stageLink, visited: visited))
+            return handOver(.epochMoved(stage, at: stageLink, visited: visited))
         }
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
         if stage.withTable({ $0.hasReformers || $0.hasInterceptors }) {
-            return deliverPlanned(value, key: key, thread: thread, readParity: readParity, from: .pinned(stage, visited: visited))
+            return handOver(.pinned(stage, visited: visited))
         }
-        let result = Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: visited, routeCutShort: false, thread: thread)
-        GraphLock.unpin(stripe: stripe, parity: readParity)
-        return result
+        return LeanFound(table: table, bits: stage.bits, visited: visited, parity: readParity)
     }
 
     /// The one stage a post without a plan found before handing its walk over.
@@ -1022,12 +1064,11 @@ extension DominoNode {
         case pinned(Stage, visited: Int)
     }
 
-    /// `deliver(_:key:)` from where its walk without a plan handed over: collects
-    /// the rest into a plan (which takes over the pins), then delivers along it.
+    /// The plan that a walk without one hands over to (`walkLean`): collects the
+    /// rest of the route from where the walk stands and takes over its pins (the read
+    /// pin of `readParity` given back).
     @inline(never)
-    func deliverPlanned<Payload: Sendable>(
-        _ value: Payload, key: SlotKey, thread: UnsafeMutablePointer<ThreadState>, readParity: Int, from handover: Handover
-    ) -> PostResult {
+    func plan(from handover: Handover, key: SlotKey, readParity: Int, thread: UnsafeMutablePointer<ThreadState>) -> Plan {
         let stripe = thread.pointee.stripe
         var plan = Plan()
         plan.writes = thread.pointee.writes
@@ -1059,6 +1100,16 @@ extension DominoNode {
             plan.nodesVisited = visited
             plan.adoptPin(stripe: stripe, parity: readParity)
         }
+        return plan
+    }
+
+    /// `deliver(_:key:)` from where its walk without a plan handed over: collects
+    /// the rest into a plan (which takes over the pins), then delivers along it.
+    @inline(never)
+    func deliverPlanned<Payload: Sendable>(
+        _ value: Payload, key: SlotKey, thread: UnsafeMutablePointer<ThreadState>, readParity: Int
+    ) -> PostResult {
+        let plan = plan(from: thread.pointee.handover, key: key, readParity: readParity, thread: thread)
         // At most one stage, no reformers, interceptors, captures or groups, not
         // traced from its start: the one-stage delivery.
         if plan.stages.count <= 1 && plan.extras == nil && !plan.originTraced {
@@ -1281,79 +1332,125 @@ extension DominoNode {
         guard enterNesting(thread, what: "Requesting \(R.self)") else { return }
         defer { thread.pointee.nesting -= 1 }
 
-        var plan = Plan()
-        collect(.of(R.self), into: &plan, thread: thread)
+        // The common request (one node with responders, no reformers or
+        // interceptors there, not traced from its start) asks that stage without a
+        // plan, as a post delivers (see `deliver(_:key:)`).
+        let writes = thread.pointee.writes
+        let found = collectLean(.of(R.self), thread: thread)
+        guard let table = found.table else {
+            if found.parity < 0 {
+                return wentUnanswered(R.self, skippedAsync: 0, skippedElsewhere: 0, nodesVisited: found.visited, originTraced: false)
+            }
+            let plan = plan(from: thread.pointee.handover, key: .of(R.self), readParity: found.parity, thread: thread)
+            return try ask(request, into: &answer, following: plan, thread: thread)
+        }
+        let stage = Stage(handlers: table, bits: found.bits)
+        var tally = RequestTally()
+        Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
+        tally.orphans.purge()
+        GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
+        if let failure = tally.failure { throw failure }
+        if tally.answered {
+            if stage.traced || tally.skippedElsewhere > 0 {
+                noteAnswer(R.self, answer, at: stage, skippedElsewhere: tally.skippedElsewhere, originTraced: false, thread: thread)
+            }
+            return
+        }
+        wentUnanswered(R.self, skippedAsync: tally.skippedAsync, skippedElsewhere: tally.skippedElsewhere, nodesVisited: found.visited, originTraced: false)
+    }
+
+    /// What a request's walk keeps from one stage to the next.
+    struct RequestTally {
+        /// Responders whose owner was gone, purged once the walk ends.
+        var orphans = Orphans()
+        /// Async responders passed (only `try await request(_:)` waits for them).
+        var skippedAsync = 0
+        /// Responders passed because they answer only elsewhere.
+        var skippedElsewhere = 0
+        /// What a responder threw: the request ends with it. Not an `R.Failure?`,
+        /// whose generic metadata an unspecialized walk would look up.
+        var failure: (any Error)?
+        /// True once a responder answered.
+        var answered = false
+    }
+
+    /// Asks the responders of `stage` in turn, until one answers, fails or throws
+    /// the request's failure.
+    @inline(__always)
+    static func askResponders<R: Request>(
+        _ request: R, at stage: Stage, writes: Int, thread: UnsafeMutablePointer<ThreadState>,
+        into answer: inout R.Response?, tally: inout RequestTally
+    ) {
+        stage.withTable { table in
+            HandlerTable.forEachResponder(of: table) { handler in
+                let responder = unsafeDowncast(handler, to: Responder<R>.self)
+                if thread.pointee.writes != writes, !responder.isAttached { return true }
+                if responder.answersAsynchronously {
+                    tally.skippedAsync += 1
+                    return true
+                }
+                let answering: Answering
+                do {
+                    answering = try responder.answer(request, into: &answer)
+                } catch {
+                    // The request's own failure ends it; any other error goes up
+                    // the route from the responder's node, and the walk goes on.
+                    if isFailure(error, of: R.self) {
+                        tally.failure = error
+                        return false
+                    }
+                    responder.reportThrown(error)
+                    return true
+                }
+                switch answering {
+                case .answered:
+                    tally.answered = true
+                    return false
+                case .failed:
+                    return false
+                case .declined:
+                    return true
+                case .ownerGone:
+                    tally.orphans.append(handler)
+                    return true
+                case .notHere:
+                    tally.skippedElsewhere += 1
+                    return true
+                }
+            }
+        }
+    }
+
+    /// `ask` along a plan: every case (several stages, reformers, interceptors,
+    /// groups, tracing from the start, routes that take the stripe).
+    @inline(never)
+    func ask<R: Request>(
+        _ request: R, into answer: inout R.Response?, following plan: consuming Plan, thread: UnsafeMutablePointer<ThreadState>
+    ) throws {
         var eventName: String { String(describing: R.self) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .requested, event: eventName, node: description))
             Signposts.begin(.request, id: ThreadState.signpostID(thread), "\(eventName) at \(description)")
         }
         var request = request
-        var orphans = Orphans()
-        var skippedAsync = 0
-        var skippedElsewhere = 0
-        /// What a responder threw: the request ends with it. Not an `R.Failure?`,
-        /// whose generic metadata an unspecialized walk would look up.
-        var failure: (any Error)?
-        defer { orphans.purge() }
+        var tally = RequestTally()
+        defer { tally.orphans.purge() }
 
         let writes = plan.writes
-        var answered = false
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
             if stage.withTable({ $0.hasReformers }) {
                 Self.reform(&request, at: stage, eventName: eventName)
             }
-            stage.withTable { table in
-                HandlerTable.forEachResponder(of: table) { handler in
-                    let responder = unsafeDowncast(handler, to: Responder<R>.self)
-                    if thread.pointee.writes != writes, !responder.isAttached { return true }
-                    if responder.answersAsynchronously {
-                        skippedAsync += 1
-                        return true
-                    }
-                    let answering: Answering
-                    do {
-                        answering = try responder.answer(request, into: &answer)
-                    } catch {
-                        // The request's own failure ends it; any other error goes up
-                        // the route from the responder's node, and the walk goes on.
-                        if Self.isFailure(error, of: R.self) {
-                            failure = error
-                            return false
-                        }
-                        responder.reportThrown(error)
-                        return true
-                    }
-                    switch answering {
-                    case .answered:
-                        answered = true
-                        return false
-                    case .failed:
-                        return false
-                    case .declined:
-                        return true
-                    case .ownerGone:
-                        orphans.append(handler)
-                        return true
-                    case .notHere:
-                        skippedElsewhere += 1
-                        return true
-                    }
-                }
-            }
-            if let failure {
+            Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
+            if let failure = tally.failure {
                 if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "failed at \(stage.nodeName)") }
                 throw failure
             }
-            if answered {
-                if stage.traced {
-                    Tracing.emit(TraceRecord(kind: .answered(Self.describeAnswer(answer)), event: eventName, node: stage.nodeName))
-                    if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "answered at \(stage.nodeName)") }
+            if tally.answered {
+                if stage.traced || tally.skippedElsewhere > 0 {
+                    noteAnswer(R.self, answer, at: stage, skippedElsewhere: tally.skippedElsewhere, originTraced: plan.originTraced, thread: thread)
                 }
-                // The answer came from further up than it would have on another
-                // thread: say so, or the difference goes unnoticed.
-                if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: stage.nodeName) }
                 return
             }
             if plan.mayIntercept(at: index), Self.requestIntercepted(request, at: index, of: plan, eventName: eventName) {
@@ -1361,12 +1458,35 @@ extension DominoNode {
                 return
             }
         }
+        wentUnanswered(R.self, skippedAsync: tally.skippedAsync, skippedElsewhere: tally.skippedElsewhere, nodesVisited: plan.nodesVisited, originTraced: plan.originTraced)
+        if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "unanswered") }
+    }
+
+    /// Traces an answer given at `stage` (a traced node), and reports responders
+    /// passed because they answer only elsewhere. Out of line: most answers need
+    /// neither.
+    @inline(never)
+    func noteAnswer<R: Request>(
+        _ type: R.Type, _ answer: R.Response?, at stage: Stage, skippedElsewhere: Int, originTraced: Bool, thread: UnsafeMutablePointer<ThreadState>
+    ) {
+        if stage.traced {
+            Tracing.emit(TraceRecord(kind: .answered(Self.describeAnswer(answer)), event: String(describing: R.self), node: stage.nodeName))
+            if originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "answered at \(stage.nodeName)") }
+        }
+        // The answer came from further up than it would have on another thread:
+        // say so, or the difference goes unnoticed.
+        if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: stage.nodeName) }
+    }
+
+    /// Ends a request of `type` that went unanswered past the responders it
+    /// skipped: reports those, traces it and reports it when strict checks are on.
+    @inline(never)
+    func wentUnanswered<R: Request>(_ type: R.Type, skippedAsync: Int, skippedElsewhere: Int, nodesVisited: Int, originTraced: Bool) {
         if skippedAsync > 0 {
             Diagnostics.emit(.asyncResponderSkipped, "\(R.self) was requested synchronously at \(self) and went unanswered past \(skippedAsync) async responder(s), which only `try await request(_:)` waits for. Await the request, or give it a synchronous responder.")
         }
         if skippedElsewhere > 0 { reportSkippedElsewhere(R.self, skippedElsewhere, answeredAt: nil) }
-        wentUnanswered(eventName, plan: plan)
-        if plan.originTraced { Signposts.end(.request, id: ThreadState.signpostID(thread), "unanswered") }
+        wentUnanswered(String(describing: R.self), nodesVisited: nodesVisited, originTraced: originTraced)
     }
 
     /// An answer as tracing shows it, out of line: only traced requests pay for the
@@ -1411,11 +1531,17 @@ extension DominoNode {
     /// Ends a request walk nobody answered: traces it, and reports it when strict
     /// checks are on. Shared by every kind of request walk.
     func wentUnanswered(_ eventName: @autoclosure () -> String, plan: borrowing Plan) {
-        if plan.originTraced {
+        wentUnanswered(eventName(), nodesVisited: plan.nodesVisited, originTraced: plan.originTraced)
+    }
+
+    /// `wentUnanswered(_:plan:)` for a walk of `nodesVisited` nodes, traced from
+    /// its start when `originTraced`.
+    func wentUnanswered(_ eventName: @autoclosure () -> String, nodesVisited: Int, originTraced: Bool) {
+        if originTraced {
             Tracing.emit(TraceRecord(kind: .unanswered, event: eventName(), node: description))
         }
         if Diagnostics.reportsUnansweredRequests {
-            Diagnostics.emit(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(plan.nodesVisited) node(s)) without an answer. Give it a responder on that route, or turn off reportsUnansweredRequests if nil is expected here.")
+            Diagnostics.emit(.unansweredRequest, "\(eventName()) requested at \(self) reached the end of its route (\(nodesVisited) node(s)) without an answer. Give it a responder on that route, or turn off reportsUnansweredRequests if nil is expected here.")
         }
     }
 }

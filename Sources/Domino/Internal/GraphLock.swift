@@ -84,6 +84,20 @@ final class GraphLock: @unchecked Sendable {
     func publishRespondersExist() {
         AtomicWord.storeReleasing(Self.respondersWord, 1)
     }
+
+    /// Where `strictRequests` lives: beside the responders' word.
+    private static var strictRequestsWord: UnsafeMutableRawPointer { epochWord + 4 * MemoryLayout<UInt>.stride }
+
+    /// The process-wide `Diagnostics.reportsUnansweredRequests`, which every
+    /// unanswered request reads: loaded without a lock, so that such a request, like
+    /// every walk, never waits for a writer (it read the setting under the shared
+    /// lock before).
+    static var strictRequests: Bool { AtomicWord.load(strictRequestsWord) != 0 }
+
+    /// Sets `strictRequests`. Exclusive lock held.
+    func setStrictRequests(_ isOn: Bool) {
+        AtomicWord.storeReleasing(Self.strictRequestsWord, isOn ? 1 : 0)
+    }
     /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
     /// `advanceLocked`), so admitting and reclaiming cost the same however many

@@ -37,6 +37,10 @@ struct ThreadState {
     /// thread has made, never shrunk: each walk overwrites from the start
     /// (`ScratchList.set(_:at:)`).
     var stageNodes = ScratchList<NodeLink>()
+    /// Where this thread's last post or request without a plan handed its walk over
+    /// (see `DominoNode.collectLean`): written only when one does, read by the plan
+    /// that takes the walk over.
+    var handover: DominoNode.Handover = .start
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
