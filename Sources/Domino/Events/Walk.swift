@@ -986,6 +986,14 @@ extension DominoNode {
     /// that the generic post and request that call it stay small.
     @inline(never)
     func collectLean(_ key: SlotKey, thread: UnsafeMutablePointer<ThreadState>) -> LeanFound {
+        // The walk's own node needs no pin to be read (the caller holds it): a
+        // responder node, which walks without a lock decline, goes to the plan before
+        // pinning (measured: a post up 10 responder nodes 10,129 to 10,092).
+        let originMode = publishedMode
+        if DominoNode.declinesWalksWithoutALock(originMode) {
+            thread.pointee.handover = .declinedAtOrigin
+            return LeanFound(table: nil, bits: 0, visited: 0, parity: 0)
+        }
         let stripe = thread.pointee.stripe
         let readParity = GraphLock.pinWithoutLock(stripe: stripe)
         func handOver(_ handover: Handover) -> LeanFound {
@@ -996,7 +1004,7 @@ extension DominoNode {
         let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
         let gate = GraphLock.walkGate
-        guard gate &- 1 < 0xFF, sequence & 1 == 0, publishedMode & 1 == 0 else { return handOver(.start) }
+        guard gate &- 1 < 0xFF, sequence & 1 == 0, originMode & 1 == 0 else { return handOver(.start) }
         var link = NodeLink(self)
         var visited = 0
         // The stage found so far: its table, its node's mode word and place.
@@ -1049,6 +1057,9 @@ extension DominoNode {
         /// Nothing read yet: the plan's walk from the start (a post traced from its
         /// start, a closed gate, one that names groups or captures). Read pin held.
         case start
+        /// The walk's own node declines walks without a lock (a responder node, a
+        /// mode with a queue): the plan collects as `declined` says. Nothing pinned.
+        case declinedAtOrigin
         /// A node that declines walks without a lock, or links that changed under
         /// the walk: the plan collects again (under the stripe if it must). Read pin
         /// held.
@@ -1076,6 +1087,8 @@ extension DominoNode {
         case .start:
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
             collect(key, into: &plan, thread: thread)
+        case .declinedAtOrigin:
+            collectAgain(key, into: &plan, thread: thread)
         case .declined:
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
             collectAgain(key, into: &plan, thread: thread)
