@@ -221,24 +221,25 @@ fi
 # request 755, report 1,662, protocol post 2,713, fire 269, raise 3,194, broadcast
 # 224,533, intercepted broadcast 502,938, responder post 9,966, responder
 # broadcast 118,712 (1,069 a node). Limits at the counts + 3%.
-# Session 19 (issue 28): the common post walks without a `Plan` (one stage in
-# locals, its handlers run in place; anything else hands the walk to a plan where
-# it stands): a post 490 to 396, at depth 10 735 to 581; a post through responder
-# nodes, which hands over at its first node, 9,966 to 10,050. Tried and dropped: the
-# walk as a function shared with requests, returning an enum (post 416, depth 10
-# 611: the enum went through memory), or out of line (419, 624), or with the
-# delivery inlined into the post (the optimizer would not inline it into the
-# unspecialized generic post: 413 and up). Limits of the two post rows at the
-# counts + 3%.
+# Session 19 (issue 28): the common post and request walk without a `Plan`
+# (`collectLean`: one stage in locals, returned in registers; anything else hands
+# the walk to a plan where it stands): first inlined into the post, a post 490 to
+# 396, at depth 10 735 to 581; then a function of its own shared with requests: a
+# post 380, depth 10 575, a request 755 to 554; a post through responder nodes,
+# which hands over at its first node, 9,966 to 10,093. Protocol posts moved 2,713
+# to 2,739 with the layout (their code did not change). Tried and dropped: the walk
+# returning an enum (post 416, depth 10 611), or inlined with closures for its ends
+# (post 414, request 945: the request's closure was not inlined). Limits of the two
+# post rows and the request row at the counts + 3%.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
 #
 # scenario               ops A  ops B  per   instructions  allocations  retains  releases
 limits=$(cat <<'TABLE'
-typed.post.local.1       2000   12000  1     408           0            0        2
-typed.bubble.depth10     2000   12000  1     598           0            0        2
-request.depth10          2000   12000  1     778           0            0        1
+typed.post.local.1       2000   12000  1     392           0            0        2
+typed.bubble.depth10     2000   12000  1     593           0            0        2
+request.depth10          2000   12000  1     571           0            0        1
 error.report.depth10     2000   12000  1     1712          1            4        7
 protocol.post.depth10    2000   12000  1     2794          0            5        8
 signal.fire.1            2000   12000  1     277           0            2        2

@@ -933,13 +933,11 @@ extension DominoNode {
     /// The common post (a chain without responder nodes, at most one node with
     /// handlers for `key`, neither reformers nor interceptors there, not traced from
     /// its start, the walk gate open without groups or captures) walks without a
-    /// `Plan`: it reads the route under its read pin as `collectPublished` does,
-    /// keeps the one stage in locals, takes its delivery pin in the read pin's parity
-    /// and runs the stage's handlers (measured: a post 490 to 396 instructions, at
-    /// depth 10 735 to 581; see Maintainers/ReadsWithoutALock.md, "A post without a
-    /// plan").
-    /// Anything else hands the walk over to a plan where it stands
-    /// (`deliverPlanned`), so that no post walks its route twice.
+    /// `Plan` (`collectLean`) and runs the one stage's handlers (measured: a post 490
+    /// to 380 instructions, at depth 10 735 to 575; see
+    /// Maintainers/ReadsWithoutALock.md, "A post without a plan"). Anything else
+    /// hands the walk over to a plan where it stands (`deliverPlanned`), so that no
+    /// post walks its route twice.
     func deliver<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Posting \(key.displayName(for: Payload.self))") else {
@@ -1052,7 +1050,8 @@ extension DominoNode {
         let link: NodeLink
     }
 
-    /// Where a post without a plan hands its walk over to one (`deliverPlanned`).
+    /// Where a post's or a request's walk without a plan (`collectLean`) hands over
+    /// to one (`plan(from:key:readParity:thread:)`), kept in the thread's state.
     enum Handover {
         /// Nothing read yet: the plan's walk from the start (a post traced from its
         /// start, a closed gate, one that names groups or captures). Read pin held.
