@@ -1042,7 +1042,7 @@ extension DominoNode {
         return LeanFound(table: table, bits: stage.bits, visited: visited, parity: readParity)
     }
 
-    /// The one stage a post without a plan found before handing its walk over.
+    /// The one stage a walk without a plan found before handing over to a plan.
     struct LeanStage {
         let table: Unmanaged<HandlerTable>
         let modeWord: UInt32
@@ -1053,7 +1053,7 @@ extension DominoNode {
     /// Where a post's or a request's walk without a plan (`collectLean`) hands over
     /// to one (`plan(from:key:readParity:thread:)`), kept in the thread's state.
     enum Handover {
-        /// Nothing read yet: the plan's walk from the start (a post traced from its
+        /// Nothing read yet: the plan's walk from the start (a walk traced from its
         /// start, a closed gate, one that names groups or captures). Read pin held.
         case start
         /// The walk's own node declines walks without a lock (a responder node, a
@@ -1074,7 +1074,7 @@ extension DominoNode {
         case pinned(Stage, visited: Int)
     }
 
-    /// The plan that a walk without one hands over to (`walkLean`): collects the
+    /// The plan that a walk without one hands over to (`collectLean`): collects the
     /// rest of the route from where the walk stands and takes over its pins (the read
     /// pin of `readParity` given back).
     @inline(never)
