@@ -274,7 +274,7 @@ public enum Diagnostics {
     /// instead, and reading this property returns it.
     public static var reportsUnansweredRequests: Bool {
         get { scopedUnansweredRequests ?? GraphLock.strictRequests }
-        set { graphLock.withExclusive { _ in graphLock.setStrictRequests(newValue) } }
+        set { GraphLock.strictRequests = newValue }
     }
 
     /// Runs `body` with ``reportsUnansweredRequests`` set to `isOn` for the requests

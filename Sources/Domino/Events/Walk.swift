@@ -626,8 +626,8 @@ extension DominoNode {
         return checkPublishedStages(key, of: &plan, firstNode: firstNode, thread: thread)
     }
 
-    /// `collectPublished(from:…)` out of line, for a post's walk that a plan takes
-    /// over at `start` (see `deliver(_:key:)`).
+    /// `collectPublished(from:…)` out of line, for a post's or a request's walk
+    /// that a plan takes over at `start` (see `collectLean`).
     @inline(never)
     static func collectPublishedResuming(
         from start: NodeLink, _ key: SlotKey, into plan: inout Plan, visited: Int, firstNode: NodeLink, gate: UInt,
@@ -1013,8 +1013,8 @@ extension DominoNode {
         while true {
             guard let found = Self.readPublished(link, key) else { return handOver(.declined) }
             if found.parents.isMultiple || (found.table != nil && table != nil) {
-                let first = table.map { LeanStage(table: $0, modeWord: modeWord, position: position, link: stageLink) }
-                return handOver(.resuming(at: link, visited: visited, first: first, gate: gate, sequence: sequence))
+                let first = table.map { Stage(published: $0, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position) }
+                return handOver(.resuming(at: link, visited: visited, first: first, firstNode: stageLink, gate: gate, sequence: sequence))
             }
             visited &+= 1
             if let foundTable = found.table {
@@ -1042,14 +1042,6 @@ extension DominoNode {
         return LeanFound(table: table, bits: stage.bits, visited: visited, parity: readParity)
     }
 
-    /// The one stage a walk without a plan found before handing over to a plan.
-    struct LeanStage {
-        let table: Unmanaged<HandlerTable>
-        let modeWord: UInt32
-        let position: Int
-        let link: NodeLink
-    }
-
     /// Where a post's or a request's walk without a plan (`collectLean`) hands over
     /// to one (`plan(from:key:readParity:thread:)`), kept in the thread's state.
     enum Handover {
@@ -1064,8 +1056,9 @@ extension DominoNode {
         /// held.
         case declined
         /// A second stage or a branching route at `link`, after `visited` nodes and
-        /// the stage `first`: the plan's walk goes on from there. Read pin held.
-        case resuming(at: NodeLink, visited: Int, first: LeanStage?, gate: UInt, sequence: UInt)
+        /// the stage `first` (at `firstNode`): the plan's walk goes on from there.
+        /// Read pin held.
+        case resuming(at: NodeLink, visited: Int, first: Stage?, firstNode: NodeLink, gate: UInt, sequence: UInt)
         /// The one stage collected, but the epoch moved before the delivery pin: the
         /// plan pins with a check and loads the table word again. Read pin held.
         case epochMoved(Stage, at: NodeLink, visited: Int)
@@ -1091,12 +1084,10 @@ extension DominoNode {
         case .declined:
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
             collectAgain(key, into: &plan, thread: thread)
-        case let .resuming(link, visited, first, gate, sequence):
-            if let first {
-                plan.stages.append(Stage(published: first.table, modeWord: first.modeWord, defaultCode: gate, traceAll: false, position: first.position))
-            }
+        case let .resuming(link, visited, first, firstNode, gate, sequence):
+            if let first { plan.stages.append(first) }
             let collected = Self.collectPublishedResuming(
-                from: link, key, into: &plan, visited: visited, firstNode: first?.link ?? link, gate: gate,
+                from: link, key, into: &plan, visited: visited, firstNode: firstNode, gate: gate,
                 sequenceWord: GraphLock.linkSequenceAddress, sequence: sequence, readParity: readParity, thread: thread
             )
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)

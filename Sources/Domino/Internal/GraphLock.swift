@@ -89,14 +89,12 @@ final class GraphLock: @unchecked Sendable {
     private static var strictRequestsWord: UnsafeMutableRawPointer { epochWord + 4 * MemoryLayout<UInt>.stride }
 
     /// The process-wide `Diagnostics.reportsUnansweredRequests`, which every
-    /// unanswered request reads: loaded without a lock, so that such a request, like
-    /// every walk, never waits for a writer (it read the setting under the shared
-    /// lock before).
-    static var strictRequests: Bool { AtomicWord.load(strictRequestsWord) != 0 }
-
-    /// Sets `strictRequests`. Exclusive lock held.
-    func setStrictRequests(_ isOn: Bool) {
-        AtomicWord.storeReleasing(Self.strictRequestsWord, isOn ? 1 : 0)
+    /// unanswered request reads: a word of its own, loaded and stored atomically
+    /// without a lock, so that such a request, like every walk, never waits for a
+    /// writer (it read the setting under the shared lock before).
+    static var strictRequests: Bool {
+        get { AtomicWord.load(strictRequestsWord) != 0 }
+        set { AtomicWord.storeReleasing(strictRequestsWord, newValue ? 1 : 0) }
     }
     /// Tables (and removed handlers) retired while walks were pinned, by the epoch they were retired in,
     /// oldest first, young and old apart. At most two epochs wait at a time (see
