@@ -305,8 +305,10 @@ struct SignalOperatorTests {
     @Test func theProductionTimersDeliverADebouncedValue() async {
         let signal = Signal<Int>()
         let recorder = Recorder()
+        // Far longer than a scheduling pause between the two fires (at 1 ms, a
+        // descheduled thread made the debounce rightly deliver both).
         signal.subscribe(recorder, on: .postingThread) { recorder, value in recorder.record(value) }
-            .debounce(for: .milliseconds(1))
+            .debounce(for: .milliseconds(200))
         signal.fire(1)
         signal.fire(2)
         #expect(await eventually { recorder.received == [2] })
