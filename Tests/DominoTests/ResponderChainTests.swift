@@ -207,6 +207,61 @@ import DominoTesting
         #expect(recorder.nodes == ["root"])
     }
 
+    @Test func checksOfEveryResponderNodeOffTheMainThreadKeepNoViewAlive() {
+        // A broadcast on another thread checks every responder node's link; it held
+        // every host, and a view whose last reference the main thread dropped
+        // meanwhile lived on, to be released on that thread.
+        var view: SimView? = SimView("view")
+        let node = view!.dominoNode
+        node.refreshResponderChain()
+        let weakView = WeakBox(view!)
+        let checks = graphLock.withShared { () -> ChainChecks in
+            var checks = ChainChecks(checkingEveryNode: true)
+            checks.add(node, onMainThread: false)
+            return checks
+        }
+        view = nil
+        #expect(weakView.value == nil)
+        withExtendedLifetime(checks) {}
+    }
+
+    @Test func aWalkUpsChecksOffTheMainThreadCompareWithAViewWithoutKeepingItAlive() {
+        var view: SimView? = SimView("view")
+        let viewNode = view!.dominoNode
+        let model = AnyThreadWeakResponder()
+        model.next = view
+        let modelNode = DominoNode(label: "model", responder: model)
+        let checks = checksOnceTheRegistryHoldsStill(everyNode: false) {
+            modelNode.refreshResponderChain()
+            return [modelNode, viewNode]
+        }
+        #expect(modelNode.resolvedSuccessor === viewNode)
+        #expect(checks.hold(onMainThread: false, thread: ThreadState.current))
+        let weakView = WeakBox(view!)
+        view = nil
+        #expect(weakView.value == nil)
+        // The chain now ends at the model: the link is stale.
+        #expect(!checks.hold(onMainThread: false, thread: ThreadState.current))
+    }
+
+    @Test func checksOfEveryResponderNodeOffTheMainThreadFindALinkToAViewUnchanged() {
+        let view = SimView("view")
+        let viewNode = view.dominoNode
+        let model = AnyThreadWeakResponder()
+        model.next = view
+        let modelNode = DominoNode(label: "model", responder: model)
+        // The view's entry first: the model's check compares with a host that no
+        // entry holds.
+        let checks = checksOnceTheRegistryHoldsStill(everyNode: true) {
+            modelNode.refreshResponderChain()
+            return [viewNode, modelNode]
+        }
+        #expect(modelNode.resolvedSuccessor === viewNode)
+        #expect(checks.hold(onMainThread: false, thread: ThreadState.current))
+        model.next = nil
+        #expect(!checks.hold(onMainThread: false, thread: ThreadState.current))
+    }
+
     @Test func deallocatedSuccessorDropsOutOfTheRoute() {
         let screen = Screen()
         var other: SimViewController? = SimViewController("other")
@@ -472,6 +527,31 @@ private final class AnyThreadResponder: DominoResponder, Sendable {
     init(next: (any DominoResponder)?) { self.next = next }
     nonisolated var nextDominoResponder: (any DominoResponder)? { next }
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+}
+
+/// A responder whose chain any thread may read, leading to `next` (held weakly).
+private final class AnyThreadWeakResponder: DominoResponder, @unchecked Sendable {
+    nonisolated(unsafe) weak var next: (any DominoResponder)?
+    nonisolated var nextDominoResponder: (any DominoResponder)? { next }
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+}
+
+/// The checks, taken as off the main thread, of the nodes `read` returns after
+/// reading their chains, once they are checkable: a responder node made or dropped
+/// by a test on another thread between the read and the checks makes them
+/// uncheckable (the registry changed), rightly; within 60 seconds.
+private func checksOnceTheRegistryHoldsStill(everyNode: Bool, _ read: () -> [DominoNode]) -> ChainChecks {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while true {
+        let nodes = read()
+        let checks = graphLock.withShared { () -> ChainChecks in
+            var checks = ChainChecks(checkingEveryNode: everyNode)
+            for node in nodes { checks.add(node, onMainThread: false) }
+            return checks
+        }
+        if checks.checkable || ContinuousClock.now > deadline { return checks }
+        Thread.sleep(forTimeInterval: 0.001)
+    }
 }
 
 /// A main-actor responder whose next responder is set by the test (held weakly).

@@ -81,7 +81,12 @@ final class ResponderLink: @unchecked Sendable {
     /// that `followers` finds it at the start of the stored properties (see
     /// `NodeListRef`); read only under the lock.
     @exclusivity(unchecked) private var followerList = NodeList()
-    weak var host: (any DominoResponder)?
+    /// The host, held weakly; kept in a `WeakResponder` so that checks can copy the
+    /// weak reference without loading the host (see `ChainChecks`).
+    @exclusivity(unchecked) private(set) var hostReference: WeakResponder
+    /// The host, if alive: a strong reference, to be released outside the lock (it
+    /// may be the last one).
+    var host: (any DominoResponder)? { hostReference.value }
     let hostID: ObjectIdentifier
     let readsOnMainThreadOnly: Bool
     /// The node of the next responder that has one, as last resolved.
@@ -130,9 +135,28 @@ final class ResponderLink: @unchecked Sendable {
     }
 
     init(host: any DominoResponder) {
-        self.host = host
+        hostReference = WeakResponder(host)
         hostID = ObjectIdentifier(host)
         readsOnMainThreadOnly = type(of: host).readsChainOnMainThreadOnly
+    }
+}
+
+/// A responder held weakly. Copying one copies the weak reference itself, without
+/// a strong load of the responder: a copy made under the lock, or on a thread that
+/// may not release the responder (a view off the main thread), keeps nothing alive.
+struct WeakResponder: @unchecked Sendable {
+    weak var value: (any DominoResponder)?
+
+    init(_ value: (any DominoResponder)?) {
+        self.value = value
+    }
+
+    /// True when the responder is `responder`: the same identity, and still alive.
+    /// Loads it only when the identities match, and then `responder`, alive, holds
+    /// it too: this never releases the last reference to anything.
+    func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
+        guard id == ObjectIdentifier(responder) else { return false }
+        return value === responder
     }
 }
 
@@ -364,7 +388,7 @@ extension DominoNode {
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         // Destroyed outside the lock: it may hold the last reference to a responder.
         let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, holdingEveryHost: true)
+            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, checkingEveryNode: true)
             for link in ResponderRegistry.nodes.values {
                 link.withNode { checks.add($0, onMainThread: onMainThread) }
             }
@@ -685,51 +709,64 @@ extension DominoNode {
 /// under the lock, checked outside it (it calls `nextDominoResponder`).
 ///
 /// Identities are compared while both objects are alive: the responders read now
-/// are held, and so is each host, taken under the lock. A responder read now at the
-/// address of one read before that has died is taken for it only where that
-/// changes nothing: the registry has not changed since the path was read
+/// are held, and so is the host of each node whose chain is read. The host of a node
+/// whose chain is not read (off the main thread, a view's) is not held: a check
+/// compares a responder with it through a weak reference (`WeakResponder`), loaded
+/// only when the identities match. Holding it would keep a view alive on another
+/// thread, to be released there: a broadcast off the main thread held every host,
+/// and a test on the main thread saw a view outlive its last reference. A responder
+/// read now at the address of one read before that has died is taken for it only
+/// where that changes nothing: the registry has not changed since the path was read
 /// (`ResponderRegistry.membership`), so it has a node exactly when its predecessor
 /// had, none; the last one is compared with the successor's live host.
 ///
 /// To be destroyed outside the lock: it may hold the last reference to a responder.
 struct ChainChecks {
     private struct Entry {
-        /// The host, held; nil when there is nothing to read (a node that does not
-        /// follow its chain, or one read only on the main thread, off it, whose
-        /// link stays), unless a check compares a responder with it.
+        /// The host, held, when its chain is read; nil otherwise.
         let host: (any DominoResponder)?
-        /// False when the link is left as it is (see `host`).
-        let reads: Bool
         let node: NodeLink
         let path: [ObjectIdentifier]
         /// The node the link leads to; its host is then the last of `path`.
         let successor: NodeLink?
-        /// The identity of the successor's host (`ResponderLink.hostID`), for
-        /// checks that hold every host.
-        let successorHostID: ObjectIdentifier?
+        /// The identity of a host a check compares a responder with, and where its
+        /// weak reference is in `weakHosts` (-1: none, the host held by an entry
+        /// that reads). For a walk up, set on an entry that does not read, whose
+        /// host the previous entry's check compares with; for the checks of every
+        /// node, on an entry that reads and leads to a successor.
+        let comparedID: ObjectIdentifier?
+        /// Last, beside `reads`: an entry of 64 bytes, as before it had one.
+        let weakHost: Int32
+        /// False when the link is left as it is (a node that does not follow its
+        /// chain, or one read only on the main thread, off it).
+        let reads: Bool
     }
 
     private var entries: [Entry] = []
+    /// The hosts of entries that do not read, referenced weakly (in an array of
+    /// their own: a weak reference in `Entry` made every entry costlier to move and
+    /// destroy).
+    private var weakHosts: [WeakResponder] = []
     /// False once a node's link could not be checked: never resolved, resolved
     /// before the registry last changed, found too long, a host gone, a chain never
     /// read that cannot be read here.
     private(set) var checkable = true
-    /// True for the checks of every responder node (`refreshEveryResponderChain`):
-    /// each entry holds its host, so the host of any successor (a registered node,
-    /// while the registry is as the paths were read) is alive, and the last
-    /// responder read is compared with it by identity, without loading it again.
+    /// True for the checks of every responder node (`refreshEveryResponderChain`),
+    /// added in any order: each entry that reads compares the last responder read
+    /// with its successor's host, which is held by the successor's own entry when
+    /// that reads (every registered node has an entry), else referenced weakly.
     /// False for a walk up, which finds the successor's host in the next entry.
-    private let holdsEveryHost: Bool
+    private let checksEveryNode: Bool
 
-    /// Checks with room for `capacity` entries; see `holdsEveryHost`.
-    init(capacity: Int = 16, holdingEveryHost: Bool = false) {
+    /// Checks with room for `capacity` entries; see `checksEveryNode`.
+    init(capacity: Int = 16, checkingEveryNode: Bool = false) {
         entries.reserveCapacity(capacity)
-        holdsEveryHost = holdingEveryHost
+        checksEveryNode = checkingEveryNode
     }
 
     /// Adds the check of `node`'s link (`node` must have one); a link that cannot be
     /// checked makes the whole `checkable` false. Lock held; releases nothing (a
-    /// host loaded is always stored).
+    /// host loaded is always stored; weak references are copied, not loaded).
     mutating func add(_ node: DominoNode, onMainThread: Bool) {
         guard checkable, let link = node.responderLink else { return }
         if !link.followsChain || (link.readsOnMainThreadOnly && !onMainThread) {
@@ -739,20 +776,15 @@ struct ChainChecks {
                 checkable = false
                 return
             }
-            // Held all the same where a check compares a responder with it: every
-            // check of all nodes, and a walk up's previous one when it leads here
-            // (read in place: a copy of the entry would be released under the lock).
+            // Referenced weakly where a walk up's previous entry leads here and
+            // compares the last responder it reads with this host.
             let last = entries.count - 1
-            let comparedWith = last >= 0 && entries[last].reads && entries[last].successor == NodeLink(node)
-            var host: (any DominoResponder)?
-            if holdsEveryHost || comparedWith {
-                host = link.host
-                if host == nil {
-                    checkable = false
-                    return
-                }
+            guard !checksEveryNode, last >= 0, entries[last].reads, entries[last].successor == NodeLink(node) else {
+                entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: nil, weakHost: -1, reads: false))
+                return
             }
-            entries.append(Entry(host: host, reads: false, node: NodeLink(node), path: [], successor: nil, successorHostID: nil))
+            weakHosts.append(link.hostReference)
+            entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: link.hostID, weakHost: Int32(weakHosts.count - 1), reads: false))
             return
         }
         guard link.readPathMembership == ResponderRegistry.membership,
@@ -762,8 +794,29 @@ struct ChainChecks {
             return
         }
         let successor = link.successor
-        let successorHostID = holdsEveryHost ? successor?.withNode { $0.responderLink?.hostID } : nil
-        entries.append(Entry(host: host, reads: true, node: NodeLink(node), path: link.readPath, successor: successor, successorHostID: successorHostID))
+        var comparedID: ObjectIdentifier?
+        var weakHost: Int32 = -1
+        if checksEveryNode, let successor {
+            successor.withNode { successor in
+                guard let successorLink = successor.responderLink else { return }
+                comparedID = successorLink.hostID
+                // Read as `add` reads it: its own entry holds its host when it reads.
+                if !successorLink.followsChain || (successorLink.readsOnMainThreadOnly && !onMainThread) {
+                    weakHosts.append(successorLink.hostReference)
+                    weakHost = Int32(weakHosts.count - 1)
+                }
+            }
+        }
+        entries.append(Entry(host: host, node: NodeLink(node), path: link.readPath, successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
+    }
+
+    /// True when `responder`, held, is the host an entry compares with (see
+    /// `Entry.comparedID`): the same identity and, where no entry holds that host,
+    /// still alive (its weak reference loaded only when the identities match).
+    private func compares(_ entry: Int, with responder: any DominoResponder) -> Bool {
+        guard let id = entries[entry].comparedID, id == ObjectIdentifier(responder) else { return false }
+        let weakHost = Int(entries[entry].weakHost)
+        return weakHost < 0 || weakHosts[weakHost].refers(to: responder, recordedAs: id)
     }
 
     /// True when every chain, read now, leads where its link does. Outside the lock.
@@ -793,17 +846,21 @@ struct ChainChecks {
                 current = next
             }
             if let successor = entries[index].successor {
-                if holdsEveryHost {
-                    // Both alive: the successor's host held by its own entry.
-                    if entries[index].successorHostID != ObjectIdentifier(current) { return false }
+                if checksEveryNode {
+                    if !compares(index, with: current) { return false }
                     continue
                 }
                 // The successor is on the route too, next (the walk visits a node's
-                // successor first), its host held by its own entry: a second load of
-                // it cost a retain and a release a node. (Elsewhere, as where a
-                // walk met it before, the link is resolved instead.)
-                guard index + 1 < entries.count, entries[index + 1].node == successor,
-                      let endHost = entries[index + 1].host, endHost === current else { return false }
+                // successor first): its host held by its own entry when that reads
+                // (a second load of it cost a retain and a release a node), else
+                // referenced weakly. (Elsewhere, as where a walk met it before, the
+                // link is resolved instead.)
+                guard index + 1 < entries.count, entries[index + 1].node == successor else { return false }
+                if entries[index + 1].reads {
+                    guard let endHost = entries[index + 1].host, endHost === current else { return false }
+                } else if !compares(index + 1, with: current) {
+                    return false
+                }
                 continue
             }
             guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
