@@ -189,6 +189,37 @@ struct ObserverListTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aListRetiredUnderTwoFiresIsLetGoWhenTheOuterOneEnds() {
+        // The outer fire fires again from its callback; the inner fire's callback
+        // cancels a later subscription, which retires the list both fires iterate.
+        // The inner fire ends first: the list, and the cancelled callback it holds,
+        // must outlive it, and go when the outer one ends.
+        let signal = Signal<Int>()
+        let weakSignal = WeakBox(signal)
+        let members = (0..<2).map { Member($0) }
+        let captured = WeakBox<Capture>(nil)
+        let later = WeakBox<SignalSubscription>(nil)
+        let heldAfterTheInnerFire = Log<Bool>()
+        signal.subscribe(members[0], on: .postingThread) { _, value in
+            guard value == 1 else {
+                later.value?.cancel()
+                return
+            }
+            weakSignal.value?.fire(2)
+            heldAfterTheInnerFire.append(captured.value != nil)
+        }
+        do {
+            let capture = Capture()
+            captured.value = capture
+            later.value = signal.subscribe(members[1], on: .postingThread) { _, _ in withExtendedLifetime(capture) {} }
+        }
+        signal.fire(1)
+        #expect(heldAfterTheInnerFire.entries == [true])
+        #expect(captured.value == nil)
+        #expect(signal.subscriptionCount == 1)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func cancellingThousandsWhileOtherThreadsFireLosesNoCallAndKeepsEachFireInOrder() {
         // Stable subscriptions sit between subscriptions that two threads cancel,
         // in opposite orders, while two others fire; every fire must reach every

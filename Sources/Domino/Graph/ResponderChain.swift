@@ -364,7 +364,8 @@ extension DominoNode {
     /// Chains read on the main thread only are read when this runs there; elsewhere
     /// their links stay as last read on the main thread, as for posts.
     static func refreshEveryResponderChain() {
-        if everyResponderChainHolds() { return }
+        // Set for good, under the lock that registers the first responder node.
+        guard GraphLock.respondersExist, !everyResponderChainHolds() else { return }
         let nodes = graphLock.withShared { () -> [(registration: Int, node: DominoNode)] in
             guard ResponderRegistry.exist else { return [] }
             return ResponderRegistry.nodes.values.compactMap { link in

@@ -113,7 +113,7 @@ enum AtomicWord {
 
     /// Adds `delta` to the word at `word`, which holds an `Int` (sequentially
     /// consistent); returns the sum.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func add(_ word: UnsafeMutableRawPointer, _ delta: Int) -> Int {
         UnsafeAtomic<Int>(at: word.assumingMemoryBound(to: Int.AtomicRepresentation.self))
             .wrappingIncrementThenLoad(by: delta, ordering: .sequentiallyConsistent)
@@ -121,7 +121,7 @@ enum AtomicWord {
 
     /// Sets `bits` in the word at `word` (sequentially consistent); returns the
     /// word as it was before.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func insert(_ word: UnsafeMutableRawPointer, _ bits: UInt) -> UInt {
         atomic(word).loadThenBitwiseOr(with: bits, ordering: .sequentiallyConsistent)
     }

@@ -113,11 +113,11 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         withExtendedLifetime(previous) {}
         guard let reading else { return }
 
-        // The fire holds the list (see ObserverList), and the list its entries, so the
-        // entries are used without retaining them. No slot below `count` changes
-        // while the fire holds the list.
+        // The fire is counted in on the list, which keeps it (see ObserverList), and
+        // the list its entries, so the entries are used without retaining them. No
+        // slot below `count` changes while the fire is counted in.
         var ended: [SignalSubscription]?
-        let base = reading.list._withUnsafeGuaranteedRef { $0.base }
+        let base = reading.base
         for index in 0..<reading.count {
             ObserverList.load(base + index)._withUnsafeGuaranteedRef { subscription in
                 // Tested before the downcast: a cleared slot holds a placeholder of
@@ -131,9 +131,9 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
                 }
             }
         }
-        // Released after the callbacks: if the list was replaced meanwhile, this may
-        // be its last reference, and with it an entry's.
-        reading.list.release()
+        // After the callbacks: if the list was retired meanwhile, the last fire out
+        // releases it, and with it perhaps an entry's last reference.
+        ObserverList.countFireOut(reading.list, base: base)
         if let ended {
             core.remove(ended, cancelling: false)
         }

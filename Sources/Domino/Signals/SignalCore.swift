@@ -102,12 +102,15 @@ class SignalCore: @unchecked Sendable {
         list.entries
     }
 
-    /// The current list, retained, and how many of its slots to read, for a fire
-    /// to iterate after unlocking; nil when there are no observers. Lock held.
+    /// The current list, with this fire counted in on it (to be counted out with
+    /// `ObserverList.countFireOut`), its slots and how many of them to read, for a
+    /// fire to iterate after unlocking; nil when there are no observers. Lock held.
     @inlinable
-    final func listForFiringLocked() -> (list: Unmanaged<ObserverList>, count: Int)? {
+    final func listForFiringLocked() -> (list: Unmanaged<ObserverList>, base: UnsafeMutablePointer<UnsafeRawPointer?>, count: Int)? {
         let count = list.count
-        return count == 0 ? nil : (Unmanaged.passRetained(list), count)
+        guard count > 0 else { return nil }
+        list.countFireIn()
+        return (Unmanaged.passUnretained(list), list.base, count)
     }
 
     /// Makes `fresh` the current list. Lock held. Returns the list it replaced, for
@@ -116,6 +119,8 @@ class SignalCore: @unchecked Sendable {
     private final func replaceLocked(with fresh: ObserverList) -> ObserverList {
         let previous = list
         list = fresh
+        // Fires still iterating it: the last one out releases a reference of its own.
+        _ = previous.retire()
         return previous
     }
 
@@ -141,9 +146,9 @@ class SignalCore: @unchecked Sendable {
     /// release after unlocking. O(1) amortized per target (see ``ObserverList``).
     /// Lock held.
     private final func unlistLocked(_ targets: [SignalSubscription]) -> (removed: [SignalSubscription], previous: ObserverList?) {
-        // No fire holds the list when only the core references it, and none can
-        // start while the lock is held: the slots can be cleared in place.
-        let inPlace = isKnownUniquelyReferenced(&list)
+        // No fire is counted in, and none can start while the lock is held: the
+        // slots can be cleared in place.
+        let inPlace = !list.isBeingFired
         var removed: [SignalSubscription] = []
         for entry in targets where entry.slot >= 0 {
             if inPlace {
