@@ -503,6 +503,36 @@ private final class SwappableResponder: DominoResponder, @unchecked Sendable {
     }
 }
 
+/// A responder whose chain any thread may read, that runs a hook each time it is
+/// read (outside Domino's lock: the hook may make nodes).
+private final class HookedResponder: DominoResponder, @unchecked Sendable {
+    private let lock = NSLock()
+    private var next: (any DominoResponder)?
+    private var hook: (@Sendable () -> Void)?
+
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+
+    nonisolated var nextDominoResponder: (any DominoResponder)? {
+        lock.lock()
+        let (next, hook) = (self.next, self.hook)
+        lock.unlock()
+        hook?()
+        return next
+    }
+
+    func setNext(_ responder: (any DominoResponder)?) {
+        lock.lock()
+        next = responder
+        lock.unlock()
+    }
+
+    func onRead(_ body: @escaping @Sendable () -> Void) {
+        lock.lock()
+        hook = body
+        lock.unlock()
+    }
+}
+
 private final class PlainResponder: DominoResponder, Sendable {
     nonisolated var nextDominoResponder: (any DominoResponder)? { nil }
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
@@ -752,6 +782,56 @@ struct DeepResponderChainTests {
         #expect(nodes[1].resolvedSuccessor === middleNode)
         #expect(middleNode.resolvedSuccessor === nodes[2])
         withExtendedLifetime((responders, middle)) {}
+    }
+
+    @Test func aNodeMadeForAResponderWhileAPostReadsPastItIsOnThatPostsRoute() {
+        // a > b > c: b gets its node while the post's resolution of a's link reads
+        // b's next, so that what it read (a leads to c) is stale before it installs.
+        let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
+        b.setNext(c)
+        a.setNext(b)
+        let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
+        let bNode = Log<DominoNode>()
+        b.onRead { [weak b] in
+            if let b, bNode.entries.isEmpty { bNode.append(DominoNode(label: "b", responder: b)) }
+        }
+        let result = aNode.post(Ping(value: 1))
+        #expect(result.nodesVisited == 3)
+        #expect(aNode.resolvedSuccessor === bNode.entries.first)
+        #expect(bNode.entries.first?.resolvedSuccessor === cNode)
+        withExtendedLifetime((a, b, c)) {}
+    }
+
+    @Test func firstPostsOnFreshDeepChainsReachTheTopWhileAnotherThreadMakesResponderNodesAndBroadcasts() {
+        // The other thread's broadcasts resolve every responder node's link, some
+        // read before the nodes above were made; installed over the posts' own
+        // newer links, they cut routes short (seen: 1 post in about 1,600).
+        let done = Counter()
+        let churn = Thread {
+            let plain = DominoNode(label: "plain")
+            while done.value == 0 {
+                plain.broadcast(Ping(value: 0))
+                let responder = SwappableResponder()
+                DominoNode(label: "churn", responder: responder).post(Ping(value: 1))
+            }
+            done.increment()
+        }
+        churn.start()
+        let wrong = Log<String>()
+        for iteration in 0..<150 {
+            let (responders, nodes) = makeResponderChain(200)
+            let top = Counter()
+            nodes[199].subscribe(Ping.self, on: .postingThread) { _ in top.increment() }
+            runConcurrently(4) { worker in
+                let visited = nodes[worker * 10].post(Ping(value: worker)).nodesVisited
+                if visited != 200 - worker * 10 { wrong.append("\(iteration): from r\(worker * 10), \(visited) nodes") }
+            }
+            if top.value != 4 { wrong.append("\(iteration): the top heard \(top.value) posts") }
+            withExtendedLifetime(responders) {}
+        }
+        done.increment()
+        while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(wrong.entries == [])
     }
 
     @Test func firstPostsRacingOnAFreshDeepChainEachReachTheTopOnce() {

@@ -482,6 +482,13 @@ extension DominoNode {
         return changed
     }
 
+    /// How many times a refresh resolves a link whose reading went stale before it
+    /// could install it (see `ReadPath.passesANodeMadeSince`); then it installs what
+    /// it read, as it did before. A responder on the chain must get a node between
+    /// each resolution and its install for the limit to matter (a dying node still
+    /// registered takes a retry or two until its deinit unregisters it).
+    static let staleResolutionRetries = 16
+
     /// `refresh(_:into:collectedAt:)` for a refresh, which prunes what `reading`
     /// trusts, and tells `reading` what it installed and whether it read every node.
     static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, reading: inout RouteReading) -> Bool {
@@ -502,12 +509,23 @@ extension DominoNode {
                 leftUnread(link, at: node, reading: &reading)
                 continue
             }
-            let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
-            guard case .resolved(let successor, let path) = resolution else {
+            // Resolved again while what it read went stale before it could be
+            // installed (a responder it passed got a node meanwhile): installing it
+            // could overwrite a newer link another thread installed.
+            var tries = 0
+            var resolved: (successor: DominoNode?, installed: (generation: Int, changed: Bool))?
+            while resolved == nil {
+                let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
+                guard case .resolved(let successor, let path) = resolution else { break }
+                tries += 1
+                if let installed = node.install(successor: successor, in: link, readPath: path, unlessStale: tries < Self.staleResolutionRetries) {
+                    resolved = (successor, installed)
+                }
+            }
+            guard let (successor, installed) = resolved else {
                 leftUnread(link, at: node, reading: &reading)
                 continue
             }
-            let installed = node.install(successor: successor, in: link, readPath: path)
             generation = installed.generation
             reading.installed(at: installed.generation, changed: installed.changed)
             guard installed.changed, let successor else { continue }
@@ -635,6 +653,22 @@ extension DominoNode {
             link.readPathMembership == ResponderRegistry.membership && link.readPath == responders
         }
 
+        /// True when a responder this path passed had no node when it was read and
+        /// has one now, so that a resolution along it would stop there: what was
+        /// read is stale, and installing it could overwrite a link that a newer
+        /// resolution installed (found by a stress run: first posts on a fresh chain
+        /// racing a broadcast, whose resolution of every node read the chain before
+        /// the nodes above were made, had their routes cut short). The last responder
+        /// is the host of `successor`, which the resolution stopped at. Lock held.
+        func passesANodeMadeSince(endingAt successor: DominoNode?) -> Bool {
+            guard let membership, membership != ResponderRegistry.membership else { return false }
+            let passed = successor == nil ? responders.count : responders.count - 1
+            for index in 0..<max(passed, 0) where ResponderRegistry.nodes[responders[index]] != nil {
+                return true
+            }
+            return false
+        }
+
         /// Makes `link` remember this path, if the registry has not changed since it
         /// was read (else forgets any). Exclusive lock held.
         func remember(in link: ResponderLink) {
@@ -655,10 +689,11 @@ extension DominoNode {
     ///
     /// - Parameter path: What the resolution read, for posts to check the link
     ///   against without resolving it again (nil: nothing to remember).
-    private func install(successor resolved: DominoNode?, in link: ResponderLink, readPath path: ReadPath? = nil) -> (generation: Int, changed: Bool) {
+    private func install(successor resolved: DominoNode?, in link: ResponderLink, readPath path: ReadPath? = nil, unlessStale: Bool = false) -> (generation: Int, changed: Bool)? {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
-        let (successor, unchanged, generation, settled) = graphLock.withShared { () -> (DominoNode?, Bool, Int, Bool) in
+        let read = graphLock.withShared { () -> (successor: DominoNode?, unchanged: Bool, generation: Int, settled: Bool)? in
+            if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             let generation = ResponderRegistry.generation
             let successor = link.followsChain ? resolved : nil
             // Nothing to write when the link was read before and remembers this path.
@@ -666,6 +701,7 @@ extension DominoNode {
             guard let current = link.successor else { return (successor, successor == nil, generation, settled) }
             return (successor, successor.map { current.refers(to: $0) } ?? false, generation, settled)
         }
+        guard let (successor, unchanged, generation, settled) = read else { return nil }
         if unchanged {
             // Once per link: that it has been read is what tells a walk off the main
             // thread whether its route is cut short here; and once per path read.
@@ -678,7 +714,9 @@ extension DominoNode {
             return (generation, false)
         }
         var closedCycle = false
-        let installed = graphLock.withExclusive { graveyard -> Int in
+        let installed = graphLock.withExclusive { graveyard -> Int? in
+            // Again: a node may have been made since the shared lock.
+            if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             link.wasRead = true
             if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
             ResponderRegistry.generation &+= 1
@@ -696,6 +734,7 @@ extension DominoNode {
             successorLink.followers.append(self, &graveyard)
             return ResponderRegistry.generation
         }
+        guard let installed else { return nil }
         if closedCycle, let successor {
             Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
