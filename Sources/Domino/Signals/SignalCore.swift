@@ -105,7 +105,7 @@ class SignalCore: @unchecked Sendable {
     /// The current list, with this fire counted in on it (to be counted out with
     /// `ObserverList.countFireOut`), its slots and how many of them to read, for a
     /// fire to iterate after unlocking; nil when there are no observers. Lock held.
-    @inlinable
+    @inlinable @inline(__always)
     final func listForFiringLocked() -> (list: Unmanaged<ObserverList>, base: UnsafeMutablePointer<UnsafeRawPointer?>, count: Int)? {
         let count = list.count
         guard count > 0 else { return nil }
