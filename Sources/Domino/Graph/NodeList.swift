@@ -10,8 +10,14 @@
 struct NodeLink: Hashable {
     let pointer: UnsafeMutableRawPointer
 
+    /// Borrowing: an initializer takes its arguments owned by default, so a debug
+    /// build retained `node` for the call and released it in it, under the lock. A
+    /// node borrowed from a link may have lost its last other reference meanwhile:
+    /// that release was the last, and ran the node's deinit under the lock, which
+    /// waits for the exclusive lock: a deadlock (seen in CI under the address
+    /// sanitizer, a debug build: `ChainChecks.add` making a node's link).
     @inline(__always)
-    init(_ node: DominoNode) {
+    init(_ node: borrowing DominoNode) {
         pointer = Unmanaged.passUnretained(node).toOpaque()
     }
 
