@@ -809,7 +809,7 @@ struct ChainChecks {
     /// host loaded is always stored; weak references are copied, not loaded).
     mutating func add(_ node: DominoNode, onMainThread: Bool) {
         guard checkable, let link = node.responderLink else { return }
-        if !link.followsChain || (link.readsOnMainThreadOnly && !onMainThread) {
+        if !Self.reads(link, onMainThread: onMainThread) {
             // Walks leave such a link as it is; one never read is reported by the
             // resolution.
             guard link.wasRead else {
@@ -819,12 +819,14 @@ struct ChainChecks {
             // Referenced weakly where a walk up's previous entry leads here and
             // compares the last responder it reads with this host.
             let last = entries.count - 1
-            guard !checksEveryNode, last >= 0, entries[last].reads, entries[last].successor == NodeLink(node) else {
-                entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: nil, weakHost: -1, reads: false))
-                return
+            var comparedID: ObjectIdentifier?
+            var weakHost: Int32 = -1
+            if !checksEveryNode, last >= 0, entries[last].reads, entries[last].successor == NodeLink(node) {
+                weakHosts.append(link.hostReference)
+                comparedID = link.hostID
+                weakHost = Int32(weakHosts.count - 1)
             }
-            weakHosts.append(link.hostReference)
-            entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: link.hostID, weakHost: Int32(weakHosts.count - 1), reads: false))
+            entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: comparedID, weakHost: weakHost, reads: false))
             return
         }
         guard link.readPathMembership == ResponderRegistry.membership,
@@ -840,14 +842,21 @@ struct ChainChecks {
             successor.withNode { successor in
                 guard let successorLink = successor.responderLink else { return }
                 comparedID = successorLink.hostID
-                // Read as `add` reads it: its own entry holds its host when it reads.
-                if !successorLink.followsChain || (successorLink.readsOnMainThreadOnly && !onMainThread) {
+                // Its own entry holds its host when it reads.
+                if !Self.reads(successorLink, onMainThread: onMainThread) {
                     weakHosts.append(successorLink.hostReference)
                     weakHost = Int32(weakHosts.count - 1)
                 }
             }
         }
         entries.append(Entry(host: host, node: NodeLink(node), path: link.readPath, successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
+    }
+
+    /// True when a walk on this thread reads `link`'s chain, so that its entry holds
+    /// the host; false for a link walks leave as it is (a node that does not follow
+    /// its chain, or one read only on the main thread, off it). Lock held.
+    private static func reads(_ link: ResponderLink, onMainThread: Bool) -> Bool {
+        link.followsChain && !(link.readsOnMainThreadOnly && !onMainThread)
     }
 
     /// True when `responder`, held, is the host an entry compares with (see

@@ -35,9 +35,9 @@
 /// under the core's lock; a slot is written once when filled, and at most once more,
 /// atomically, when cleared, only while no fire is counted in. Every slot below
 /// `count` holds a retained entry's address or ``cleared``'s. `firing` is twice the
-/// fires counted in, plus one once the core retired the list; whoever takes it to
-/// exactly one (the retiring core, when no fire is in, or the last fire out)
-/// releases the reference the core had. The runtime orders a deinit after every
+/// fires counted in, plus one once the core retired the list; retiring it while
+/// fires are in takes a reference that the last fire out (the one that takes the
+/// word to exactly one) releases. The runtime orders a deinit after every
 /// other thread's release, so the deinit reads the slots without the lock.
 @usableFromInline
 final class ObserverList: @unchecked Sendable {
@@ -121,13 +121,12 @@ final class ObserverList: @unchecked Sendable {
         list.release()
     }
 
-    /// Marks the list retired: the core no longer lists it. Lock held. True when a
-    /// fire is still counted in, which then releases it when it ends, using the
-    /// reference the core gives it here; false when the caller is to release it.
-    func retire() -> Bool {
-        guard AtomicWord.insert(Self.firing(base), 1) >= 2 else { return false }
+    /// Marks the list retired: the core no longer lists it. Lock held. When a fire
+    /// is still counted in, takes a reference for the last fire out to release; the
+    /// core releases its own after unlocking either way.
+    func retire() {
+        guard AtomicWord.insert(Self.firing(base), 1) >= 2 else { return }
         _ = Unmanaged.passUnretained(self).retain()
-        return true
     }
 
     /// The entry in `slot` (or ``cleared``), not retained: one acquiring load, for

@@ -120,7 +120,7 @@ class SignalCore: @unchecked Sendable {
         let previous = list
         list = fresh
         // Fires still iterating it: the last one out releases a reference of its own.
-        _ = previous.retire()
+        previous.retire()
         return previous
     }
 
