@@ -13,6 +13,15 @@ struct NodeListTests {
         nodes.map { $0.label ?? "?" }
     }
 
+    @Test func aLinksIdentityIsItsNodesObjectIdentifier() {
+        let nodes = (0..<4).map { DominoNode(label: "n\($0)") }
+        for node in nodes { #expect(NodeLink(node).id == ObjectIdentifier(node)) }
+        #expect(Set(nodes.map { NodeLink($0).id }).count == nodes.count)
+        // Unlabelled nodes are described by the same identity.
+        let unlabelled = DominoNode()
+        #expect(unlabelled.description == DominoNode.describe(label: nil, id: ObjectIdentifier(unlabelled)))
+    }
+
     @Test func unmountingChildrenFromTheMiddleOfALongListKeepsTheOthersInMountOrder() {
         let parent = DominoNode(label: "parent")
         let children = (0..<Self.long).map { DominoNode(label: "c\($0)") }

@@ -95,15 +95,15 @@ private struct RoutePicture {
                 guard index[link] == nil else { return }
                 index[link] = order.count
                 order.append(link)
-                nodes.append(Node(label: node.description, onRoute: routeOrder[ObjectIdentifier(node)] != nil))
+                nodes.append(Node(label: node.description, onRoute: routeOrder[link.id] != nil))
             }
             for link in order {
                 link.withNode { node in
                     let from = index[link]!
-                    let id = ObjectIdentifier(node)
+                    let id = link.id
                     func add(_ parent: NodeLink, responder: Bool) {
                         guard let to = index[parent] else { return }
-                        let parentID = parent.withNode { ObjectIdentifier($0) }
+                        let parentID = parent.id
                         var onRoute = false
                         if let childStep = routeOrder[id], let parentStep = routeOrder[parentID] {
                             onRoute = parentStep > childStep

@@ -461,7 +461,9 @@ final class MemoryKeeper {
 extension DominoNode: CustomStringConvertible {
     /// The label, or a generated name with the node's address.
     public var description: String {
-        Self.describe(label: label, id: ObjectIdentifier(self))
+        // The link's identity: `ObjectIdentifier(self)` copies the node in a debug
+        // build, and diagnostics describe nodes under the lock.
+        Self.describe(label: label, id: NodeLink(self).id)
     }
 
     static func describe(label: String?, id: ObjectIdentifier) -> String {

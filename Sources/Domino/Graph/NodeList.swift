@@ -26,6 +26,14 @@ struct NodeLink: Hashable {
         self.pointer = pointer
     }
 
+    /// The node's `ObjectIdentifier`, made from the pointer: `ObjectIdentifier(node)`
+    /// takes its argument owned, so a debug build retains and releases a node for
+    /// it, which under the lock risks the deadlock described at `init(_:)`.
+    @inline(__always)
+    var id: ObjectIdentifier {
+        unsafeBitCast(pointer, to: ObjectIdentifier.self)
+    }
+
     @inline(__always)
     func refers(to node: DominoNode) -> Bool {
         pointer == Unmanaged.passUnretained(node).toOpaque()

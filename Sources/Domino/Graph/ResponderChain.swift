@@ -407,7 +407,7 @@ extension DominoNode {
         var pending: [DominoNode] = []
         Route.walk(from: start) { node in
             guard node.responderLink != nil else { return }
-            let id = ObjectIdentifier(node)
+            let id = NodeLink(node).id
             if skipped?.contains(id) ?? refreshed.contains(id) { return }
             if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
         }
@@ -426,7 +426,7 @@ extension DominoNode {
         Route.walk(from: start, pruning: reading.prunes) { node in
             guard let link = node.responderLink else { return }
             walked.append(link)
-            let id = ObjectIdentifier(node)
+            let id = NodeLink(node).id
             if skipped?.contains(id) ?? refreshed.contains(id) { return }
             if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
         }
@@ -455,7 +455,7 @@ extension DominoNode {
         var stack = [successor]
         while let next = stack.popLast() {
             next.withNode { node in
-                guard seen.insert(ObjectIdentifier(node)).inserted, !reading.prunes(node) else { return }
+                guard seen.insert(next.id).inserted, !reading.prunes(node) else { return }
                 if node.responderLink != nil, let retained = next.retainIfAlive() { queue.append(retained) }
                 // Pushed in reverse, the successor last, so that they pop in route order.
                 node.parentLinks.forEachLinkReversed { stack.append($0) }

@@ -219,8 +219,11 @@ final class HandlerTable: Sendable {
     }
 
     /// An empty table of `node`: what a stage with only group interceptors runs.
-    convenience init(of node: DominoNode) {
-        self.init(label: node.label, nodeID: ObjectIdentifier(node))
+    /// Borrowing, and the identity from the node's link: called under the lock,
+    /// where a debug build's copy of the node must not be its last reference (see
+    /// `NodeLink.init(_:)`).
+    convenience init(of node: borrowing DominoNode) {
+        self.init(label: node.label, nodeID: NodeLink(node).id)
     }
 
     /// How tracing and diagnostics name the table's node.
