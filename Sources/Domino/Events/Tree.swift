@@ -149,8 +149,8 @@ extension DominoNode {
 
     func deliverDown<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool) -> PostResult {
         let thread = ThreadState.current
-        let verb = raising ? "Raising" : "Broadcasting"
-        guard enterNesting(thread, what: "\(verb) \(key.displayName(for: Payload.self))") else {
+        // The verb inside the message: a local captured by it was released at every walk.
+        guard enterNesting(thread, what: "\(raising ? "Raising" : "Broadcasting") \(key.displayName(for: Payload.self))") else {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
