@@ -131,6 +131,71 @@ struct ProtocolEventTests {
         #expect(weakTarget.value == nil)
     }
 
+    /// An object whose protocol is not class-bound: the protocol's existential is
+    /// an opaque container, with the object's reference in its buffer.
+    final class CountingObject: Counting, @unchecked Sendable {
+        let counter: Counter
+        init(counter: Counter) { self.counter = counter }
+        func count() { counter.increment() }
+    }
+
+    @Test func objectTargetOfAProtocolThatIsNotClassBoundIsCalledAndHeldWeakly() {
+        let node = DominoNode(label: "n")
+        let counter = Counter()
+        var target: CountingObject? = CountingObject(counter: counter)
+        let weakTarget = WeakBox(target)
+        let diagnostics = Diagnostics.capture {
+            node.subscribe(Counting.self, target: target!, on: .postingThread)
+        }
+        #expect(diagnostics.isEmpty)
+        node.post(Counting.self) { $0.count() }
+        node.post(Counting.self) { $0.count() }
+        #expect(counter.value == 2)
+        target = nil
+        #expect(weakTarget.value == nil)
+        #expect(node.post(Counting.self) { $0.count() }.deliveries == 0)
+        #expect(counter.value == 2)
+    }
+
+    /// A subclass adopts the protocol through its superclass and overrides a method.
+    class BaseContentTarget: ContentEvents, @unchecked Sendable {
+        let log: Log<String>
+        init(log: Log<String>) { self.log = log }
+        func contentDidLoad(itemCount: Int) { log.append("base:\(itemCount)") }
+    }
+
+    final class DerivedContentTarget: BaseContentTarget, @unchecked Sendable {
+        override func contentDidLoad(itemCount: Int) { log.append("derived:\(itemCount)") }
+    }
+
+    @Test func subclassTargetIsCalledThroughItsOwnOverrideOfTheProtocolMethod() {
+        let nodes = makeChain(2)
+        let log = Log<String>()
+        let derived = DerivedContentTarget(log: log)
+        let base = BaseContentTarget(log: log)
+        nodes[0].subscribe(ContentEvents.self, target: derived, on: .postingThread)
+        nodes[1].subscribe(ContentEvents.self, target: base, on: .postingThread)
+        nodes[0].post(ContentEvents.self) { $0.contentDidLoad(itemCount: 3) }
+        #expect(log.entries == ["derived:3", "base:3"])
+    }
+
+    @Test func targetOfAProtocolCompositionIsCalledThroughBothProtocols() {
+        final class Both: ContentEvents, Counting, @unchecked Sendable {
+            let log: Log<String>
+            init(log: Log<String>) { self.log = log }
+            func contentDidLoad(itemCount: Int) { log.append("loaded:\(itemCount)") }
+            func count() { log.append("counted") }
+        }
+        typealias Composition = ContentEvents & Counting
+        let node = DominoNode(label: "n")
+        let log = Log<String>()
+        let target = Both(log: log)
+        node.subscribe(Composition.self, target: target, on: .postingThread)
+        node.post(Composition.self) { $0.contentDidLoad(itemCount: 4); $0.count() }
+        #expect(log.entries == ["loaded:4", "counted"])
+        #expect(node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 5) }.deliveries == 0)
+    }
+
     @Test func protocolInterceptorStopsEveryMethodOfTheProtocol() {
         let nodes = makeChain(3)
         let log = Log<String>()
