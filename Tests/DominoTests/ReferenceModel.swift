@@ -11,6 +11,12 @@ struct ModelAsk: Request {
     var value: Int
 }
 
+/// The protocol of protocol targets: not class-bound, so that an object target sits
+/// in an opaque existential (the library keeps a copy of it; see `TargetReceiver`).
+protocol ModelEvents: Sendable {
+    func bump(_ value: Int)
+}
+
 /// SplitMix64: small, fast, and the same on every platform.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
@@ -48,6 +54,9 @@ enum ModelOperation: CustomStringConvertible {
     case subscribeCanceller(node: Int, cancels: Int)
     case observeSignal
     case fire(value: Int)
+    case subscribeTarget(node: Int)
+    case targetDies(Int)
+    case protocolPost(node: Int, value: Int)
 
     var description: String {
         switch self {
@@ -71,6 +80,9 @@ enum ModelOperation: CustomStringConvertible {
         case let .subscribeCanceller(node, cancels): return "subscribeCanceller(at \(node), cancels \(cancels))"
         case .observeSignal: return "observeSignal"
         case let .fire(value): return "fire(\(value))"
+        case let .subscribeTarget(node): return "subscribeTarget(at \(node))"
+        case let .targetDies(id): return "targetDies(\(id))"
+        case let .protocolPost(node, value): return "protocolPost(\(value) at \(node))"
         }
     }
 }
@@ -97,7 +109,7 @@ enum ModelErrorHandling: CustomStringConvertible {
 /// The reference model: plain arrays, recursion-free walks, no locks, no cleverness.
 struct ReferenceModel {
     struct Handler {
-        enum Kind { case subscriber(capture: Bool, stops: Bool), reformer(Int, request: Bool), interceptor(Int, request: Bool), responder(Int), errorHandler(ModelErrorHandling) }
+        enum Kind { case subscriber(capture: Bool, stops: Bool), reformer(Int, request: Bool), interceptor(Int, request: Bool), responder(Int), errorHandler(ModelErrorHandling), target }
         let id: Int
         let node: Int
         let kind: Kind
@@ -155,6 +167,18 @@ struct ReferenceModel {
 
     /// The signal's observers, each called with `value`.
     func fire(_ value: Int) -> [String] { observers.map { "s\($0):\(value)" } }
+
+    /// A protocol post: every target on the route, in route order and at each node in
+    /// subscription order (a dead target is gone from `handlers`, as its
+    /// subscription ended with it).
+    func protocolPost(_ value: Int, at start: Int) -> [String] {
+        route(from: start).flatMap { node in
+            handlers(at: node).compactMap { handler -> String? in
+                if case .target = handler.kind { return "t\(handler.id):\(value)" }
+                return nil
+            }
+        }
+    }
 
     /// The posting node, then its ancestors depth-first, parents in mount order, once each.
     func route(from start: Int) -> [Int] {
@@ -325,6 +349,8 @@ final class LibraryUnderTest {
     /// Owners of owner-bound subscribers and signal observers, by subscription id:
     /// removing one lets it die.
     var owners: [Int: ModelOwner] = [:]
+    /// Protocol targets, by subscription id: removing one lets it die.
+    var targets: [Int: ModelTarget] = [:]
     /// The signal: a `Signal<Int>`, typed `AnyObject` for the availability of its
     /// type. Its subscriptions are in `subscriptions` too.
     var signal: AnyObject?
@@ -363,6 +389,12 @@ final class LibraryUnderTest {
     func fire(_ value: Int) -> [String] {
         guard let signal = signal as? Signal<Int> else { return [] }
         return run { signal.fire(value) }
+    }
+
+    func subscribeTarget(_ id: Int, at node: Int) {
+        let target = ModelTarget(id: id, recorder: recorder)
+        targets[id] = target
+        subscriptions[id] = nodes[node]!.subscribe(ModelEvents.self, target: target, on: .postingThread)
     }
 
     func subscribe(_ id: Int, at node: Int, capture: Bool, stops: Bool) {
@@ -421,6 +453,7 @@ func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, 
     var nextNode = 0
     var nextHandler = 0
     var owned: [Int] = []
+    var targeted: [Int] = []
     let length = Int.random(in: 1...40, using: &random)
 
     func pickNode() -> Int? { model.alive.sorted().randomElement(using: &random) }
@@ -431,7 +464,7 @@ func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, 
 
     for _ in 0..<length {
         let operation: ModelOperation
-        let roll = Int.random(in: 0..<120, using: &random)
+        let roll = Int.random(in: 0..<128, using: &random)
         guard let node = pickNode(), let other = pickNode(), roll >= 8 else {
             operation = .addNode
             history.append(operation)
@@ -467,7 +500,11 @@ func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, 
         case 107..<109: operation = owned.isEmpty ? .subscribeOwned(node: node) : .ownerDies(owned.remove(at: Int.random(in: 0..<owned.count, using: &random)))
         case 109..<112: operation = pickSubscriber().map { .subscribeCanceller(node: node, cancels: $0) } ?? .subscribe(node: node, capture: false, stops: false)
         case 112..<115: operation = .observeSignal
-        default: operation = .fire(value: Int.random(in: 0..<100, using: &random))
+        case 115..<120: operation = .fire(value: Int.random(in: 0..<100, using: &random))
+        case 120..<123: operation = .subscribeTarget(node: node)
+        case 123..<125:
+            operation = targeted.isEmpty ? .subscribeTarget(node: node) : .targetDies(targeted.remove(at: Int.random(in: 0..<targeted.count, using: &random)))
+        default: operation = .protocolPost(node: node, value: Int.random(in: 0..<100, using: &random))
         }
         history.append(operation)
 
@@ -570,6 +607,21 @@ func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, 
             let expected = model.fire(value)
             let got = library.fire(value)
             if got != expected { return diverged("\(got)", "\(expected)") }
+        case let .subscribeTarget(node):
+            model.handlers.append(.init(id: nextHandler, node: node, kind: .target))
+            library.subscribeTarget(nextHandler, at: node)
+            targeted.append(nextHandler)
+            nextHandler += 1
+        case let .targetDies(id):
+            model.cancel(id)
+            library.targets[id] = nil
+        case let .protocolPost(node, value):
+            let expected = model.protocolPost(value, at: node)
+            let origin = library.nodes[node]!
+            var result: PostResult?
+            let got = library.run { result = origin.post(ModelEvents.self) { $0.bump(value) } }
+            if got != expected { return diverged("\(got)", "\(expected)") }
+            if result?.deliveries != expected.count { return diverged("deliveries \(result?.deliveries ?? -1)", "\(expected.count)") }
         }
     }
     return nil
@@ -577,3 +629,14 @@ func modelDivergence<Random: RandomNumberGenerator>(using random: inout Random, 
 
 /// An owner the sequence can let die.
 final class ModelOwner: Sendable {}
+
+/// A protocol target the sequence can let die; logs its calls as `t<id>:<value>`.
+final class ModelTarget: ModelEvents, @unchecked Sendable {
+    let id: Int
+    let recorder: LibraryUnderTest.Recorder
+    init(id: Int, recorder: LibraryUnderTest.Recorder) {
+        self.id = id
+        self.recorder = recorder
+    }
+    func bump(_ value: Int) { recorder.log.append("t\(id):\(value)") }
+}
