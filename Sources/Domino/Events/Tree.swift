@@ -464,8 +464,12 @@ extension DominoNode {
         let stripe = thread.pointee.stripe
         guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else { return .epochMoved }
         down.adoptPin(stripe: stripe, parity: readParity)
-        for index in 0..<down.stages.count where down.stages[index].handlers._withUnsafeGuaranteedRef({ $0.rarer != nil }) {
-            return .declined
+        // The first stage, then the others straight from their memory (as
+        // `notifyEach` reads them).
+        func isPlain(_ stage: Stage) -> Bool { stage.handlers._withUnsafeGuaranteedRef { $0.rarer == nil } }
+        if down.stages.count > 0 {
+            if !isPlain(down.stages[0]) { return .declined }
+            for stage in down.stages.laterStages where !isPlain(stage) { return .declined }
         }
         return .collected
     }
