@@ -246,8 +246,9 @@ fi
 # loop (a borrowed plan was copied: raise at depth 10 3,194 to 3,113, a broadcast
 # 202 to 196 a node), use the scratch's visited set in place (an empty set released
 # at every walk: 2,993, 192 a node), hand the scratch back to the thread by
-# consuming their reference (2,946, no retain) and no longer capture the runaway
-# message's verb (2,920, 2 releases). Protocol targets: the target copied as a
+# consuming their reference (2,946, no retain), no longer capture the runaway
+# message's verb (2,920, 2 releases) and test their stages for reformers and
+# interceptors from the stages' memory (2,890, 189 a node). Protocol targets: the target copied as a
 # `Target` when subscribed and read from that copy, instead of `object as? Target`
 # (a dynamic cast, about 860 instructions), 2,699 to 1,616 (a retain and a release
 # more: the copy read); held as signals hold observers (no side table), 1,382.
@@ -264,8 +265,8 @@ request.depth10          2000   12000  1     571           0            0       
 error.report.depth10     2000   12000  1     1712          1            4        7
 protocol.post.depth10    2000   12000  1     1423          0            7        9
 signal.fire.1            2000   12000  1     234           0            1        1
-raise.depth10            200    1200   11    3008          0            0        2
-broadcast.tree1111       20     120    1111  219632        0            0        2
+raise.depth10            200    1200   11    2977          0            0        2
+broadcast.tree1111       20     120    1111  216205        0            0        2
 broadcast.tree1111.intercepted  10  60  1111  515278        0            3        8
 responder.post.depth10   20     120    1     10263         1            45       59
 responder.broadcast.tree111  10  60    111   122273        1            448      564
