@@ -409,6 +409,57 @@ extension LockFreePostTests {
         #expect(result.nodesVisited == 3)
     }
 
+    /// root > (kept > below, other), a Ping subscriber at each node and an
+    /// interceptor of Pings at `kept`: a tree that is not plain for Pings.
+    private func treeWithAnInterceptor(log: Log<String>) -> (nodes: [DominoNode], interceptor: Subscription) {
+        let nodes = ["root", "kept", "below", "other"].map { DominoNode(label: $0) }
+        nodes[1].mount(at: nodes[0])
+        nodes[2].mount(at: nodes[1])
+        nodes[3].mount(at: nodes[0])
+        for node in nodes {
+            let label = node.label ?? ""
+            node.subscribe(Ping.self, on: .postingThread) { _ in log.append(label) }
+            node.subscribe(Pong.self, on: .postingThread) { _ in log.append("\(label) pong") }
+        }
+        return (nodes, nodes[1].intercept(Ping.self) { _ in .stop })
+    }
+
+    @Test func aBroadcastWhoseTreeIsPlainAgainAfterAnInterceptorWentNoLongerWaitsForAWriter() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let log = Log<String>()
+        let (nodes, interceptor) = treeWithAnInterceptor(log: log)
+        let root = nodes[0]
+        // Not plain: this thread's next broadcast of Pings from the root goes under
+        // its stripe at once.
+        root.broadcast(Ping(value: 1))
+        root.broadcast(Ping(value: 2))
+        #expect(log.entries == ["root", "kept", "other", "root", "kept", "other"])
+        interceptor.cancel()
+        // Under the stripe, which finds the tree plain again.
+        root.broadcast(Ping(value: 3))
+        let (result, waited) = whileAWriterHoldsTheLock { root.broadcast(Ping(value: 4)) }
+        #expect(!waited, "the broadcast waited for the writer: the tree, plain again, was still collected under the stripe")
+        #expect(result.deliveries == 4)
+        #expect(Array(log.entries.suffix(8)) == ["root", "kept", "below", "other", "root", "kept", "below", "other"])
+    }
+
+    @Test func aTreeThatIsNotPlainForOneEventSendsOnlyThatWalkUnderTheStripe() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let log = Log<String>()
+        let (nodes, _) = treeWithAnInterceptor(log: log)
+        let (root, other) = (nodes[0], nodes[3])
+        root.broadcast(Ping(value: 1))
+        // Another event type from the same node, and the same type from another
+        // node, still collect without the stripe.
+        let (pongs, waitedForPongs) = whileAWriterHoldsTheLock { root.broadcast(Pong(text: "p")) }
+        #expect(!waitedForPongs, "a broadcast of another type waited for the writer")
+        #expect(pongs.deliveries == 4)
+        let (pings, waitedForPings) = whileAWriterHoldsTheLock { other.broadcast(Ping(value: 2)) }
+        #expect(!waitedForPings, "a broadcast from another node waited for the writer")
+        #expect(pings.deliveries == 1)
+        #expect(log.entries == ["root", "kept", "other", "root pong", "kept pong", "below pong", "other pong", "other"])
+    }
+
     @Test func broadcastsRacingRemountsResubscriptionsAndNodeReleasesReachEachNodeAtMostOncePerBroadcast() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let (root, left, right, leaf) = aLeafUnderTheLeftOfTwoChildren()

@@ -170,10 +170,22 @@ extension DominoNode {
         up.writes = thread.pointee.writes
         down.writes = up.writes
         // Without the stripe when no responder node was ever made (their followers
-        // are not published), else, or when that declines, under it.
-        let withoutLock = !GraphLock.respondersExist && collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        // are not published), else, or when that declines, under it. Straight under
+        // it when this thread's last walk of the same kind, from this node, for this
+        // type, found a stage that is not plain: that walk collected the tree twice.
+        let hinted = thread.pointee.downNotPlain.matches(self, key, raising: raising)
+        var withoutLock = false
+        if !GraphLock.respondersExist && !hinted {
+            switch collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread) {
+            case .collected: withoutLock = true
+            case .notPlain: thread.pointee.downNotPlain = DownHint(origin: self, key: key, raising: raising)
+            case .declined, .epochMoved: break
+            }
+        }
         extrasUsed = !withoutLock
         let plain = withoutLock || collectDownLocked(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        // The tree is plain again: the next walk tries without the stripe.
+        if hinted && plain { thread.pointee.downNotPlain = DownHint() }
 
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         if down.originTraced {
@@ -340,7 +352,7 @@ extension DominoNode {
     /// again (at most twice), rather than wait for the stripe: the epoch moves
     /// whenever a writer retires something, so under churn that would make walks
     /// down wait for writers often.
-    private func collectDownWithoutLock(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+    private func collectDownWithoutLock(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> DownCollection {
         let stripe = thread.pointee.stripe
         for _ in 0..<3 {
             let readParity = GraphLock.pinWithoutLock(stripe: stripe)
@@ -348,12 +360,12 @@ extension DominoNode {
             // The read pin first: giving the delivery pin back may reclaim (and so run
             // deinits), which no read pin may span.
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
-            if collected == .collected { return true }
+            if collected == .collected { return .collected }
             up.restart()
             down.restart()
-            if collected == .declined { return false }
+            if collected != .epochMoved { return collected }
         }
-        return false
+        return .epochMoved
     }
 
     /// What `collectDownPublished` did.
@@ -362,6 +374,9 @@ extension DominoNode {
         case collected
         /// The walk must collect under its stripe.
         case declined
+        /// The walk must collect under its stripe: a stage has reformers or
+        /// interceptors (or secondary responders), whose marks need it.
+        case notPlain
         /// The epoch moved during the walk: collecting again may succeed.
         case epochMoved
     }
@@ -468,8 +483,8 @@ extension DominoNode {
         // `notifyEach` reads them).
         func isPlain(_ stage: Stage) -> Bool { stage.handlers._withUnsafeGuaranteedRef { $0.rarer == nil } }
         if down.stages.count > 0 {
-            if !isPlain(down.stages[0]) { return .declined }
-            for stage in down.stages.laterStages where !isPlain(stage) { return .declined }
+            if !isPlain(down.stages[0]) { return .notPlain }
+            for stage in down.stages.laterStages where !isPlain(stage) { return .notPlain }
         }
         return .collected
     }
@@ -573,6 +588,38 @@ extension DominoNode {
 /// A walk takes it from its thread and gives it back at its end; a walk down nested
 /// in a handler of another finds none and makes its own. A thread keeps at most
 /// `keptCapacity` entries per list, so one huge broadcast does not hold its memory.
+/// A walk down that a thread's last walk of its kind found not plain (see
+/// `DominoNode.deliverDown`): its starting node, its type key and whether it raised.
+/// Only compared, never followed: a node gone and another at its address only sends
+/// one walk under its stripe, which then finds it plain and forgets the hint.
+struct DownHint: Equatable {
+    private var origin: UnsafeMutableRawPointer?
+    private var bits: UInt = 0
+
+    /// No walk.
+    init() {}
+
+    /// A walk from `origin` for `key`; none for a named key (its name is not kept).
+    init(origin: borrowing DominoNode, key: SlotKey, raising: Bool) {
+        let typeBits = key.typeIdentityBits
+        guard typeBits >= 8 else { return }
+        self.origin = NodeLink(origin).pointer
+        bits = Self.bits(typeBits, raising: raising)
+    }
+
+    /// A type's bits are 8-aligned with the phase in the low two: the third is free.
+    @inline(__always)
+    private static func bits(_ typeBits: UInt, raising: Bool) -> UInt { typeBits | (raising ? 4 : 0) }
+
+    /// True when this is the walk from `origin` for `key` (the node compared first:
+    /// most walks stop there).
+    @inline(__always)
+    func matches(_ origin: borrowing DominoNode, _ key: SlotKey, raising: Bool) -> Bool {
+        guard let pointer = self.origin, pointer == NodeLink(origin).pointer else { return false }
+        return bits == Self.bits(key.typeIdentityBits, raising: raising)
+    }
+}
+
 final class DownScratch {
     @exclusivity(unchecked) var visited = Set<NodeLink>()
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()

@@ -22,6 +22,10 @@ struct ThreadState {
     /// Space for walks down, kept between them (see `DownScratch`); nil while a walk
     /// down on this thread uses it.
     var downScratch: DownScratch?
+    /// The last walk down on this thread that found, without the stripe, a stage
+    /// that is not plain (see `DominoNode.deliverDown`): the same walk next collects
+    /// under its stripe at once, rather than collect the tree twice.
+    var downNotPlain = DownHint()
     /// How many times this thread read a responder's `nextDominoResponder` to
     /// resolve a node's successor: what tests count to show that a refresh or a post
     /// reads each link once rather than the whole chain again.
