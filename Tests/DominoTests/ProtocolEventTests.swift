@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Testing
 @testable import Domino
 
@@ -194,6 +195,74 @@ struct ProtocolEventTests {
         node.post(Composition.self) { $0.contentDidLoad(itemCount: 4); $0.count() }
         #expect(log.entries == ["loaded:4", "counted"])
         #expect(node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 5) }.deliveries == 0)
+    }
+
+    /// A target that records its death in `ledger` and, when called, whether it was
+    /// already dead (its memory outlives its deinit while its subscription holds
+    /// it, so the check itself reads only a plain word).
+    final class MortalTarget: Counting, @unchecked Sendable {
+        let id: Int
+        let ledger: MortalLedger
+        init(id: Int, ledger: MortalLedger) {
+            self.id = id
+            self.ledger = ledger
+        }
+        deinit { ledger.died(id) }
+        func count() { ledger.called(id) }
+    }
+
+    final class MortalLedger: @unchecked Sendable {
+        private let lock = NSLock()
+        private var dead = Set<Int>()
+        private(set) var calls = 0
+        private(set) var callsAfterDeath = 0
+        func died(_ id: Int) { lock.withLock { _ = dead.insert(id) } }
+        func called(_ id: Int) {
+            lock.withLock {
+                calls += 1
+                if dead.contains(id) { callsAfterDeath += 1 }
+            }
+        }
+        var totals: (calls: Int, afterDeath: Int) { lock.withLock { (calls, callsAfterDeath) } }
+    }
+
+    @Test func protocolPostsRacingTargetsThatDieOnAnotherThreadNeverCallADeadOne() {
+        let nodes = makeChain(4)
+        let (bottom, top) = (nodes[0], nodes[3])
+        let ledger = MortalLedger()
+        let targets = 3_000
+        let churned = DispatchSemaphore(value: 0)
+        let posters = 2
+        let posted = DispatchSemaphore(value: 0)
+        let done = Counter()
+        // One thread subscribes targets at the top and lets each die two later (its
+        // last reference is the thread's), while two threads post up the chain.
+        Thread.detachNewThread {
+            var alive: [MortalTarget] = []
+            for id in 0..<targets {
+                let target = MortalTarget(id: id, ledger: ledger)
+                top.subscribe(Counting.self, target: target, on: .postingThread)
+                alive.append(target)
+                if alive.count > 2 { alive.removeFirst() }
+            }
+            alive.removeAll()
+            done.increment()
+            churned.signal()
+        }
+        for _ in 0..<posters {
+            Thread.detachNewThread {
+                while done.value == 0 { bottom.post(Counting.self) { $0.count() } }
+                posted.signal()
+            }
+        }
+        churned.wait()
+        for _ in 0..<posters { posted.wait() }
+        let totals = ledger.totals
+        #expect(totals.afterDeath == 0)
+        #expect(totals.calls > 0)
+        // Every target is dead now: a post calls none, and purges what is left.
+        #expect(bottom.post(Counting.self) { $0.count() }.deliveries == 0)
+        #expect(top.subscriptionCount == 0)
     }
 
     @Test func protocolInterceptorStopsEveryMethodOfTheProtocol() {
