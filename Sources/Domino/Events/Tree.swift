@@ -699,6 +699,10 @@ final class DownScratch {
     /// Takes back the stage lists and empties everything for the next walk; false
     /// when the thread should not keep it (`nested`: it has one already, this was a
     /// nested walk's; or it grew too large).
+    /// Not inlined: inlined into `giveBack`, it made the optimizer retain and release
+    /// the consumed scratch again (measured: a raise 2,903 to 2,969, a retain and a
+    /// release more).
+    @inline(never)
     private func keep(upStages: ScratchList<Stage>, downStages: ScratchList<Stage>, extrasUsed: Bool, nested: Bool) -> Bool {
         // Kept first, whatever happens next: the scratch frees them when it goes.
         self.upStages = upStages
