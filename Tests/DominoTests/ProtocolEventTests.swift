@@ -230,7 +230,7 @@ struct ProtocolEventTests {
         let nodes = makeChain(4)
         let (bottom, top) = (nodes[0], nodes[3])
         let ledger = MortalLedger()
-        let targets = 3_000
+        let targets = 400
         let churned = DispatchSemaphore(value: 0)
         let posters = 2
         let posted = DispatchSemaphore(value: 0)
