@@ -541,8 +541,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// A target subscribed from isolated code: it lives in that isolation.
     init(isolation: HandlerIsolation, target: Target) {
         self.isolation = isolation
-        let held = Self.hold(target)
-        (object, objectID, valueBox, template) = (held.object.map(ObserverReference.init), held.object.map(ObjectIdentifier.init), held.box, held.template)
+        (object, objectID, valueBox, template) = Self.hold(target)
         super.init(delivery: isolation.delivery)
         track()
     }
@@ -550,8 +549,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// A `Sendable` target that lives wherever `mode` runs.
     init(mode: DeliveryMode, target: Target) {
         isolation = nil
-        let held = Self.hold(target)
-        (object, objectID, valueBox, template) = (held.object.map(ObserverReference.init), held.object.map(ObjectIdentifier.init), held.box, held.template)
+        (object, objectID, valueBox, template) = Self.hold(target)
         super.init(delivery: mode)
         track()
     }
@@ -561,8 +559,10 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
         template?.deallocate()
     }
 
-    private static func hold(_ target: Target) -> (object: AnyObject?, box: TargetBox<Target>?, template: UnsafeMutableRawPointer?) {
-        guard type(of: target as Any) is AnyClass else { return (nil, TargetBox(target), nil) }
+    /// How `target` is held: an object by reference, identity and template; a value
+    /// in a box.
+    private static func hold(_ target: Target) -> (ObserverReference?, ObjectIdentifier?, TargetBox<Target>?, UnsafeMutableRawPointer?) {
+        guard type(of: target as Any) is AnyClass else { return (nil, nil, TargetBox(target), nil) }
         let object = target as AnyObject
         let template = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Target>.size, alignment: MemoryLayout<Target>.alignment)
         // The copy retains the object (a class instance sits in an existential as its
@@ -570,7 +570,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
         // object no more than `object` does.
         template.initializeMemory(as: Target.self, repeating: target, count: 1)
         Unmanaged.passUnretained(object).release()
-        return (object, nil, template)
+        return (ObserverReference(object), ObjectIdentifier(object), nil, template)
     }
 
     private func track() {
