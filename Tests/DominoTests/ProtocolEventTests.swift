@@ -233,10 +233,14 @@ struct ProtocolEventTests {
         let targets = 400
         let churned = DispatchSemaphore(value: 0)
         let posters = 2
+        let started = DispatchSemaphore(value: 0)
         let posted = DispatchSemaphore(value: 0)
         let done = Counter()
         // One thread subscribes targets at the top and lets each die two later (its
-        // last reference is the thread's), while two threads post up the chain.
+        // last reference is the thread's), while two threads post up the chain. The
+        // posters start once the first target is in and it has been called (so the
+        // race has calls to check), and each stops after a bounded number of posts:
+        // posting without end only took the cores from the subscribing thread.
         Thread.detachNewThread {
             var alive: [MortalTarget] = []
             for id in 0..<targets {
@@ -244,6 +248,10 @@ struct ProtocolEventTests {
                 top.subscribe(Counting.self, target: target, on: .postingThread)
                 alive.append(target)
                 if alive.count > 2 { alive.removeFirst() }
+                if id == 0 {
+                    for _ in 0..<posters { started.signal() }
+                    while ledger.totals.calls == 0 { usleep(50) }
+                }
             }
             alive.removeAll()
             done.increment()
@@ -251,7 +259,12 @@ struct ProtocolEventTests {
         }
         for _ in 0..<posters {
             Thread.detachNewThread {
-                while done.value == 0 { bottom.post(Counting.self) { $0.count() } }
+                started.wait()
+                var posts = 0
+                while done.value == 0 && posts < 20_000 {
+                    bottom.post(Counting.self) { $0.count() }
+                    posts += 1
+                }
                 posted.signal()
             }
         }
