@@ -214,13 +214,12 @@ extension DominoNode {
         }
 
         // Raise: up the route to the root(s).
-        for index in 0..<up.stages.count {
-            let stage = up.stages[index]
-            let propagation = Self.notify(value, at: stage, writes: up.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
-            if let stop = propagation.requestedStop {
-                stopped(stop, at: stage, reached: stage.position)
-                break
-            }
+        // Through the loop the way down uses, rather than `notify` inlined here.
+        if up.stages.count > 0, let (stage, stop) = Self.notifyEach(
+            value, first: up.stages[0], later: up.stages.laterStages, writes: up.writes, thread: thread,
+            eventName: { eventName }, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
+        ) {
+            stopped(stop, at: stage, reached: stage.position)
         }
 
         // Down the subtrees, pre-order.
@@ -234,59 +233,11 @@ extension DominoNode {
             ) {
                 stopped(stop, at: stage, reached: up.nodesVisited + stage.position)
             }
-        } else {
-            // A stage inherits from its nearest ancestor stage: the value as reformed
-            // there, and whether an interceptor above kept the event out of its subtree.
-            let ancestors = down.extras.unsafelyUnwrapped.ancestors
-            // By stage, for stages with reformers. Of a concrete type: a `[Int: Payload]`
-            // made an unspecialized walk look up two tuple metadata per walk (measured:
-            // 330 instructions a raise), for a dictionary that only reformers fill.
-            var reformed: [Int: any Sendable] = [:]
-            let marks = scratch.marks(count: down.stages.count)
-            let hasGroups = down.hasGroups
-            for index in 0..<down.stages.count where stopReason == nil {
-                let stage = down.stages[index]
-                let ancestor = ancestors[index]
-                if ancestor >= 0 {
-                    marks[index].source = marks[ancestor].source
-                    marks[index].excluded = marks[ancestor].excluded || marks[ancestor].intercepted
-                }
-                if marks[index].excluded { continue }
-                let (reforms, intercepts) = stage.withTable { ($0.hasReformers, $0.hasInterceptors) }
-                let propagation: Propagation
-                var intercepted = false
-                if marks[index].source < 0 && !reforms {
-                    // The value as sent, lent rather than copied (a copy of a generic
-                    // value per stage cost a broadcast 40 instructions a node).
-                    propagation = Self.notify(value, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
-                    if propagation.requestedStop == nil, intercepts || hasGroups {
-                        intercepted = Self.intercepts(value, at: index, of: down)
-                    }
-                } else {
-                    var current = marks[index].source >= 0 ? reformed[marks[index].source]! as! Payload : value
-                    if reforms {
-                        Self.reform(&current, at: stage, eventName: eventName)
-                        reformed[index] = current
-                        marks[index].source = index
-                    }
-                    propagation = Self.notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
-                    if propagation.requestedStop == nil, intercepts || hasGroups {
-                        intercepted = Self.intercepts(current, at: index, of: down)
-                    }
-                }
-                if let stop = propagation.requestedStop {
-                    stopped(stop, at: stage, reached: up.nodesVisited + stage.position - keptOut)
-                    break
-                }
-                if intercepted {
-                    marks[index].intercepted = true
-                    // Its subtree: in pre-order, the places after it up to its end.
-                    keptOut += (down.extras?.subtreeEnd(of: index) ?? stage.position) - stage.position
-                    if stage.traced {
-                        Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName, node: stage.nodeName))
-                    }
-                }
-            }
+        } else if stopReason == nil, let (stage, stop, reachedBefore) = Self.notifyMarked(
+            value, down: down, scratch: scratch, thread: thread, eventName: { eventName },
+            deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans, keptOut: &keptOut
+        ) {
+            stopped(stop, at: stage, reached: up.nodesVisited + reachedBefore)
         }
         if stopReason == nil { reached = up.nodesVisited + down.nodesVisited - keptOut }
 
@@ -294,6 +245,70 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
         }
         return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt)
+    }
+
+    /// The way down of a walk whose tree is not plain (reformers, interceptors,
+    /// groups): each stage inherits from its nearest ancestor stage the value as
+    /// reformed there, and whether an interceptor above kept the event out of its
+    /// subtree. Returns the stage where a subscriber stopped the walk, how, and the
+    /// nodes reached on the way down by then; `keptOut` counts the nodes of the
+    /// subtrees kept out. Out of `deliverDown`, whose plain walks paid for its frame
+    /// and registers.
+    @inline(never)
+    private static func notifyMarked<Payload: Sendable>(
+        _ value: Payload, down: borrowing Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>,
+        eventName: () -> String, deliveries: inout Int, scheduled: inout Int, orphans: inout Orphans, keptOut: inout Int
+    ) -> (Stage, Propagation.Stop, reached: Int)? {
+        let ancestors = down.extras.unsafelyUnwrapped.ancestors
+        // By stage, for stages with reformers. Of a concrete type: a `[Int: Payload]`
+        // made an unspecialized walk look up two tuple metadata per walk (measured:
+        // 330 instructions a raise), for a dictionary that only reformers fill.
+        var reformed: [Int: any Sendable] = [:]
+        let marks = scratch.marks(count: down.stages.count)
+        let hasGroups = down.hasGroups
+        for index in 0..<down.stages.count {
+            let stage = down.stages[index]
+            let ancestor = ancestors[index]
+            if ancestor >= 0 {
+                marks[index].source = marks[ancestor].source
+                marks[index].excluded = marks[ancestor].excluded || marks[ancestor].intercepted
+            }
+            if marks[index].excluded { continue }
+            let (reforms, intercepts) = stage.withTable { ($0.hasReformers, $0.hasInterceptors) }
+            let propagation: Propagation
+            var intercepted = false
+            if marks[index].source < 0 && !reforms {
+                // The value as sent, lent rather than copied (a copy of a generic
+                // value per stage cost a broadcast 40 instructions a node).
+                propagation = notify(value, at: stage, writes: down.writes, thread: thread, eventName: eventName(), deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+                if propagation.requestedStop == nil, intercepts || hasGroups {
+                    intercepted = Self.intercepts(value, at: index, of: down)
+                }
+            } else {
+                var current = marks[index].source >= 0 ? reformed[marks[index].source]! as! Payload : value
+                if reforms {
+                    reform(&current, at: stage, eventName: eventName())
+                    reformed[index] = current
+                    marks[index].source = index
+                }
+                propagation = notify(current, at: stage, writes: down.writes, thread: thread, eventName: eventName(), deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+                if propagation.requestedStop == nil, intercepts || hasGroups {
+                    intercepted = Self.intercepts(current, at: index, of: down)
+                }
+            }
+            if let stop = propagation.requestedStop {
+                return (stage, stop, stage.position - keptOut)
+            }
+            if intercepted {
+                marks[index].intercepted = true
+                // Its subtree: in pre-order, the places after it up to its end.
+                keptOut += (down.extras?.subtreeEnd(of: index) ?? stage.position) - stage.position
+                if stage.traced {
+                    Tracing.emit(TraceRecord(kind: .stopped(.interceptor), event: eventName(), node: stage.nodeName))
+                }
+            }
+        }
+        return nil
     }
 
     /// `deliverDown`'s collection under the stripe: every case (responder chains,
