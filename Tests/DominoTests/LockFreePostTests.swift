@@ -460,6 +460,23 @@ extension LockFreePostTests {
         #expect(log.entries == ["root", "kept", "other", "root pong", "kept pong", "below pong", "other pong", "other"])
     }
 
+    @Test func aNamedWalkThatIsNotPlainLeavesTheThreadsHintForATypeAsItWas() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let log = Log<String>()
+        let (nodes, _) = treeWithAnInterceptor(log: log)
+        let root = nodes[0]
+        let refresh = EventName("refresh")
+        nodes[1].subscribe(refresh, on: .postingThread) { _ in log.append("kept refresh") }
+        nodes[1].intercept(refresh) { _ in .proceed }
+        root.broadcast(Ping(value: 1))
+        #expect(ThreadState.current.pointee.downNotPlain.matches(root, .of(Ping.self), raising: false))
+        // Not plain either, but a named key keeps no hint: it must not forget the Pings'.
+        let named = root.broadcast(refresh)
+        #expect(named.deliveries == 1)
+        #expect(ThreadState.current.pointee.downNotPlain.matches(root, .of(Ping.self), raising: false))
+        #expect(log.entries == ["root", "kept", "other", "kept refresh"])
+    }
+
     @Test func broadcastsRacingRemountsResubscriptionsAndNodeReleasesReachEachNodeAtMostOncePerBroadcast() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let (root, left, right, leaf) = aLeafUnderTheLeftOfTwoChildren()

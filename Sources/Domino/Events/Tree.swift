@@ -178,7 +178,8 @@ extension DominoNode {
         if !GraphLock.respondersExist && !hinted {
             switch collectDownWithoutLock(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread) {
             case .collected: withoutLock = true
-            case .notPlain: thread.pointee.downNotPlain = DownHint(origin: self, key: key, raising: raising)
+            case .notPlain:
+                if let hint = DownHint(origin: self, key: key, raising: raising) { thread.pointee.downNotPlain = hint }
             case .declined, .epochMoved: break
             }
         }
@@ -596,28 +597,22 @@ extension DominoNode {
     }
 }
 
-/// The space a walk down needs, kept by each thread between walks so that raises and
-/// broadcasts allocate nothing once a thread has seen trees of their size: the lists
-/// are emptied, their capacity kept.
-///
-/// A walk takes it from its thread and gives it back at its end; a walk down nested
-/// in a handler of another finds none and makes its own. A thread keeps at most
-/// `keptCapacity` entries per list, so one huge broadcast does not hold its memory.
 /// A walk down that a thread's last walk of its kind found not plain (see
 /// `DominoNode.deliverDown`): its starting node, its type key and whether it raised.
 /// Only compared, never followed: a node gone and another at its address only sends
 /// one walk under its stripe, which then finds it plain and forgets the hint.
-struct DownHint: Equatable {
+struct DownHint {
     private var origin: UnsafeMutableRawPointer?
     private var bits: UInt = 0
 
     /// No walk.
     init() {}
 
-    /// A walk from `origin` for `key`; none for a named key (its name is not kept).
-    init(origin: borrowing DominoNode, key: SlotKey, raising: Bool) {
+    /// A walk from `origin` for `key`; nil for a named key (its name is not kept),
+    /// so that a named walk leaves the thread's hint for a type as it was.
+    init?(origin: borrowing DominoNode, key: SlotKey, raising: Bool) {
         let typeBits = key.typeIdentityBits
-        guard typeBits >= 8 else { return }
+        guard typeBits >= 8 else { return nil }
         self.origin = NodeLink(origin).pointer
         bits = Self.bits(typeBits, raising: raising)
     }
@@ -635,6 +630,13 @@ struct DownHint: Equatable {
     }
 }
 
+/// The space a walk down needs, kept by each thread between walks so that raises and
+/// broadcasts allocate nothing once a thread has seen trees of their size: the lists
+/// are emptied, their capacity kept.
+///
+/// A walk takes it from its thread and gives it back at its end; a walk down nested
+/// in a handler of another finds none and makes its own. A thread keeps at most
+/// `keptCapacity` entries per list, so one huge broadcast does not hold its memory.
 final class DownScratch {
     @exclusivity(unchecked) var visited = Set<NodeLink>()
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()
