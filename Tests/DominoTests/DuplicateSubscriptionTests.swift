@@ -106,6 +106,7 @@ struct DuplicateSubscriptionTests {
         withExtendedLifetime(others) {}
     }
 
+#if canImport(ObjectiveC)
     @Test(
         .disabled(if: addressSanitizerIsActive, "the address sanitizer's quarantine never hands a freed address out again, so no owner can reuse one"),
         arguments: [HandlerList.scanLimit / 2, 200]
@@ -140,6 +141,38 @@ struct DuplicateSubscriptionTests {
         }
         #expect(again.map(\.code) == [.duplicateSubscription])
     }
+#else
+    @Test func aDeadOwnersAddressIsNotTakenByANewOwnerWhileItsSubscriptionRemains() {
+        // Owners are held as signals hold observers (OwnerReference: `unowned` on
+        // Linux), so a dead owner's memory stays allocated while its subscription is
+        // in the slot: no new owner can take its address and be taken for it (with a
+        // `weak` reference, addresses were reused within a few hundred owners).
+        final class Owner: Sendable { let padding = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
+        var reused = 0
+        var diagnostics: [Diagnostic] = []
+        var node = DominoNode()
+        for _ in 0..<20 {
+            node = DominoNode()
+            var addresses = Set<ObjectIdentifier>()
+            diagnostics += Diagnostics.capture {
+                for _ in 0..<200 {
+                    let owner = Owner()
+                    if !addresses.insert(ObjectIdentifier(owner)).inserted { reused += 1 }
+                    node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+                }
+            }
+        }
+        #expect(reused == 0)
+        #expect(diagnostics.isEmpty)
+        // A live owner subscribed twice after all that is still found.
+        let owner = Owner()
+        let again = Diagnostics.capture {
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+            node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, _ in }
+        }
+        #expect(again.map(\.code) == [.duplicateSubscription])
+    }
+#endif
 
     @Test func ownerBoundResponderRegisteredTwiceIsReported() {
         let node = DominoNode()

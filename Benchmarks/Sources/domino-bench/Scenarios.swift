@@ -43,6 +43,7 @@ enum Scenarios {
             ("notificationcenter.post.10", { notificationCenterPost(10) }),
             ("named.post.local.1", { namedPostLocal() }),
             ("typed.post.local.1", { typedPostLocal() }),
+            ("typed.post.local.1.owned", { typedPostLocalOwned() }),
             // Built on the main thread (the harness runs there): see the scenario.
             ("typed.post.local.1.mainactor", { typedPostLocalMainActor() }),
             ("typed.bubble.depth1", { typedBubble(depth: 1) }),
@@ -228,6 +229,24 @@ enum Scenarios {
             name: "typed.post.local.1",
             baseline: "closure.floor.1", target: .atMost(5),
             deliveriesPerOperation: 1, counter: counter, keepAlive: [node]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// The cheapest typed post to an owner-bound subscriber (`subscribe(_:owner:…)`,
+    /// the form the README teaches for view controllers): the walk loads the weakly
+    /// held owner, strongly, for the call.
+    static func typedPostLocalOwned() -> Scenario {
+        let counter = Counter()
+        let node = DominoNode(label: "local.owned")
+        let owner = SignalObserverObject()
+        node.subscribe(Ping.self, owner: owner, on: .postingThread) { _, event in counter.bump(lane: event.lane) }
+        return Scenario(
+            name: "typed.post.local.1.owned",
+            baseline: "typed.post.local.1", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [node, owner]
         ) { iterations in
             for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
             return iterations

@@ -210,14 +210,11 @@ final class AsyncClosureResponder<R: Request>: AsyncResponder<R>, @unchecked Sen
 }
 
 final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncResponder<R>, @unchecked Sendable {
-    weak var owner: Owner?
+    private let owner: OwnerReference
     let body: @Sendable (Owner, R) async throws -> R.Response?
 
-    private let ownerID: ObjectIdentifier
-
     init(owner: Owner, body: @escaping @Sendable (Owner, R) async throws -> R.Response?) {
-        self.owner = owner
-        ownerID = ObjectIdentifier(owner)
+        self.owner = OwnerReference(owner)
         self.body = body
         super.init()
         #if DEBUG
@@ -225,12 +222,12 @@ final class AsyncOwnedResponder<R: Request, Owner: AnyObject & Sendable>: AsyncR
         #endif
     }
 
-    override var isOrphaned: Bool { owner == nil }
-    override var boundObject: ObjectIdentifier? { ownerID }
+    override var isOrphaned: Bool { owner.isGone }
+    override var boundObject: ObjectIdentifier? { owner.identity }
     override var boundObjectName: String { "\(Owner.self)" }
 
     override func answer(_ request: R) async throws -> R.Response?? {
-        guard let owner else { return nil }
+        guard let owner = owner.load(as: Owner.self) else { return nil }
         return .some(try await body(owner, request))
     }
 }

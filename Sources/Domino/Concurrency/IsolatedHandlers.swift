@@ -376,17 +376,13 @@ func runIsolated(on actor: isolated any Actor, _ body: () -> Void) {
 final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Sendable {
     /// Called only in `isolation`; the owner argument is non-nil for owner-bound ones.
     private let body: (AnyObject?, Payload, inout Propagation) throws -> Void
-    private weak var owner: AnyObject?
-    private let ownerBound: Bool
-    private let ownerID: ObjectIdentifier?
+    private let owner: OwnerReference?
     private let isolation: HandlerIsolation
 
     init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, Payload, inout Propagation) throws -> Void) {
         self.isolation = HandlerIsolation(isolation)
         self.body = body
-        self.owner = owner
-        ownerBound = owner != nil
-        ownerID = owner.map(ObjectIdentifier.init)
+        self.owner = owner.map(OwnerReference.init)
         super.init(delivery: self.isolation.delivery)
         if case .actor = self.isolation { hopsToActor = true }
         #if DEBUG
@@ -394,15 +390,15 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
         #endif
     }
 
-    override var isOrphaned: Bool { (ownerBound && owner == nil) || isolation.isGone }
-    override var boundObject: ObjectIdentifier? { ownerID }
-    override var boundObjectName: String { owner.map { "\(type(of: $0))" } ?? "An owner" }
+    override var isOrphaned: Bool { owner?.isGone == true || isolation.isGone }
+    override var boundObject: ObjectIdentifier? { owner?.identity }
+    override var boundObjectName: String { owner?.load(as: AnyObject.self).map { "\(type(of: $0))" } ?? "An owner" }
 
     /// Runs the handler: called by the walk on the main thread for a main-actor
     /// handler (its mode is `.mainThread`); for another actor's handler, enqueues it
     /// there and returns at once.
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        guard ownerBound else {
+        guard let owner else {
             // The common case, a closure: no weak load, no isolation switch.
             if runsOnMainThread {
                 do { try body(nil, value, &propagation) } catch { reportThrown(error) }
@@ -411,7 +407,7 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
             return enqueue(value)
         }
         // The strong reference keeps the owner alive for the whole call.
-        guard let liveOwner = owner else { return false }
+        guard let liveOwner = owner.load(as: AnyObject.self) else { return false }
         if runsOnMainThread {
             do { try body(liveOwner, value, &propagation) } catch { reportThrown(error) }
             return true
@@ -440,8 +436,8 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
     private func runIfStillAttached(_ value: Payload) {
         // A cancel that returned before this runs must win.
         guard isAttached else { return }
-        let liveOwner = owner
-        if ownerBound && liveOwner == nil { return }
+        let liveOwner = owner?.load(as: AnyObject.self)
+        if owner != nil && liveOwner == nil { return }
         var detached = Propagation()
         do { try body(liveOwner, value, &detached) } catch { reportThrown(error, isolation: isolation.actor) }
     }
@@ -450,13 +446,11 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
 /// A subscriber owned by an actor: each delivery is a task that runs the handler on
 /// the actor, which it receives as its isolated parameter.
 final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payload>, @unchecked Sendable {
-    private weak var owner: Owner?
-    private let ownerID: ObjectIdentifier
+    private let owner: OwnerReference
     private let body: @Sendable (isolated Owner, Payload) throws -> Void
 
     init(owner: Owner, _ body: @escaping @Sendable (isolated Owner, Payload) throws -> Void) {
-        self.owner = owner
-        ownerID = ObjectIdentifier(owner)
+        self.owner = OwnerReference(owner)
         self.body = body
         super.init(delivery: .postingThread)
         hopsToActor = true
@@ -465,12 +459,12 @@ final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payloa
         #endif
     }
 
-    override var isOrphaned: Bool { owner == nil }
-    override var boundObject: ObjectIdentifier? { ownerID }
+    override var isOrphaned: Bool { owner.isGone }
+    override var boundObject: ObjectIdentifier? { owner.identity }
     override var boundObjectName: String { "\(Owner.self)" }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        guard let owner else { return false }
+        guard let owner = owner.load(as: Owner.self) else { return false }
         Task { [self] in await deliver(value, on: owner) }
         return true
     }
@@ -486,26 +480,22 @@ final class ActorOwnedReceiver<Payload: Sendable, Owner: Actor>: Receiver<Payloa
 final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     /// Throws only `R.Failure` (see `ClosureResponder.body`).
     private let body: (AnyObject?, R, inout R.Response?) throws -> Bool
-    private weak var owner: AnyObject?
-    private let ownerBound: Bool
-    private let ownerID: ObjectIdentifier?
+    private let owner: OwnerReference?
     private let isolation: HandlerIsolation
 
     init(isolation: any Actor, owner: AnyObject?, body: @escaping (AnyObject?, R, inout R.Response?) throws -> Bool) {
         self.isolation = HandlerIsolation(isolation)
         self.body = body
-        self.owner = owner
-        ownerBound = owner != nil
-        ownerID = owner.map(ObjectIdentifier.init)
+        self.owner = owner.map(OwnerReference.init)
         super.init()
         #if DEBUG
         if let owner { InstanceTracker.track(owner, "owner \(type(of: owner))") }
         #endif
     }
 
-    override var isOrphaned: Bool { (ownerBound && owner == nil) || isolation.isGone }
-    override var boundObject: ObjectIdentifier? { ownerID }
-    override var boundObjectName: String { owner.map { "\(type(of: $0))" } ?? "An owner" }
+    override var isOrphaned: Bool { owner?.isGone == true || isolation.isGone }
+    override var boundObject: ObjectIdentifier? { owner?.identity }
+    override var boundObjectName: String { owner?.load(as: AnyObject.self).map { "\(type(of: $0))" } ?? "An owner" }
 
     /// Answers in place when the caller is in the responder's isolation (the main
     /// thread for a main-actor responder); else says it cannot answer here.
@@ -537,8 +527,8 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     }
 
     private func answerHere(_ request: R, into answer: inout R.Response?) throws -> Answering {
-        let liveOwner = owner
-        if ownerBound && liveOwner == nil { return .ownerGone }
+        let liveOwner = owner?.load(as: AnyObject.self)
+        if owner != nil && liveOwner == nil { return .ownerGone }
         return try body(liveOwner, request, &answer) ? .answered : .declined
     }
 }

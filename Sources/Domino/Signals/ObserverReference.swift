@@ -62,6 +62,11 @@ struct ObserverReference: @unchecked Sendable {
         return Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue()
     }
 
+    /// The object's identity, which outlives it: its memory stays allocated while
+    /// this reference exists. Made from the address, never from a reference, which
+    /// would retain an object whose deinit may have run.
+    var identity: ObjectIdentifier { unsafeBitCast(address, to: ObjectIdentifier.self) }
+
     /// True when this refers to `other`. A dead observer's memory stays allocated
     /// while this reference exists, so no new object can take its address.
     func refers(to other: AnyObject) -> Bool {

@@ -47,14 +47,11 @@ final class ControllingReceiver<Payload: Sendable>: Receiver<Payload>, @unchecke
 }
 
 final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Receiver<Payload>, @unchecked Sendable {
-    weak var owner: Owner?
+    private let owner: OwnerReference
     let body: @Sendable (Owner, Payload, inout Propagation) throws -> Void
 
-    private let ownerID: ObjectIdentifier
-
     init(delivery: DeliveryMode?, owner: Owner, body: @escaping @Sendable (Owner, Payload, inout Propagation) throws -> Void) {
-        self.owner = owner
-        ownerID = ObjectIdentifier(owner)
+        self.owner = OwnerReference(owner)
         self.body = body
         super.init(delivery: delivery)
         #if DEBUG
@@ -62,13 +59,13 @@ final class OwnedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>: Recei
         #endif
     }
 
-    override var isOrphaned: Bool { owner == nil }
-    override var boundObject: ObjectIdentifier? { ownerID }
+    override var isOrphaned: Bool { owner.isGone }
+    override var boundObject: ObjectIdentifier? { owner.identity }
     override var boundObjectName: String { "\(Owner.self)" }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
         // The strong reference keeps the owner alive for the whole call.
-        guard let owner else { return false }
+        guard let owner = owner.load(as: Owner.self) else { return false }
         do { try body(owner, value, &propagation) } catch { reportThrown(error) }
         return true
     }
@@ -184,15 +181,12 @@ final class ClosureResponder<R: Request>: Responder<R>, @unchecked Sendable {
 }
 
 final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R>, @unchecked Sendable {
-    weak var owner: Owner?
+    private let owner: OwnerReference
     /// Throws only `R.Failure` (see `ClosureResponder.body`).
     let body: @Sendable (Owner, R, inout R.Response?) throws -> Bool
 
-    private let ownerID: ObjectIdentifier
-
     init(mode: DeliveryMode, owner: Owner, body: @escaping @Sendable (Owner, R, inout R.Response?) throws -> Bool) {
-        self.owner = owner
-        ownerID = ObjectIdentifier(owner)
+        self.owner = OwnerReference(owner)
         self.body = body
         super.init(mode: mode)
         #if DEBUG
@@ -200,13 +194,13 @@ final class OwnedResponder<R: Request, Owner: AnyObject & Sendable>: Responder<R
         #endif
     }
 
-    override var isOrphaned: Bool { owner == nil }
-    override var boundObject: ObjectIdentifier? { ownerID }
+    override var isOrphaned: Bool { owner.isGone }
+    override var boundObject: ObjectIdentifier? { owner.identity }
     override var boundObjectName: String { "\(Owner.self)" }
 
     override func answer(_ request: R, into answer: inout R.Response?) throws -> Answering {
         if !answersHere { return .notHere }
-        guard let owner else { return .ownerGone }
+        guard let owner = owner.load(as: Owner.self) else { return .ownerGone }
         return try body(owner, request, &answer) ? .answered : .declined
     }
 }

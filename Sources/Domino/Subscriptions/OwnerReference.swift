@@ -1,0 +1,35 @@
+/// How an owner-bound handler holds its owner: as a signal holds an observer
+/// (`ObserverReference`: on Linux, without giving the owner a side table, which made
+/// every retain and release of the owner, the app's own too, take the slow path; on
+/// Apple platforms, `weak`), plus the owner's identity, which outlives it
+/// (diagnostics and `unsubscribe(owner:)` name the owner by it).
+struct OwnerReference: @unchecked Sendable {
+    private let reference: ObserverReference
+    #if canImport(ObjectiveC)
+    /// The owner's identity: a weak reference forgets its object.
+    let identity: ObjectIdentifier
+    #endif
+
+    init(_ owner: AnyObject) {
+        reference = ObserverReference(owner)
+        #if canImport(ObjectiveC)
+        identity = ObjectIdentifier(owner)
+        #endif
+    }
+
+    #if !canImport(ObjectiveC)
+    /// The owner's identity (its memory stays allocated while this reference exists,
+    /// so no other object takes its address).
+    var identity: ObjectIdentifier { reference.identity }
+    #endif
+
+    /// The owner, retained, or nil once its deinit has begun.
+    @inline(__always)
+    func load<Owner: AnyObject>(as type: Owner.Type) -> Owner? {
+        guard let object = reference.load() else { return nil }
+        return unsafeDowncast(object, to: Owner.self)
+    }
+
+    /// True once the owner's deinit has begun.
+    var isGone: Bool { reference.load() == nil }
+}
