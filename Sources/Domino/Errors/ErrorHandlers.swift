@@ -42,8 +42,8 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (Owner, F) -> Void
     ) -> Subscription {
-        addErrorHandler(ErrorHandler(F.self, kind: "handle", isolation: HandlerIsolation(isolation), owner: owner) { [weak owner] error in
-            guard let owner else { return .passed }
+        addErrorHandler(ErrorHandler(F.self, kind: "handle", isolation: HandlerIsolation(isolation), owner: owner) { [reference = OwnerReference(owner)] error in
+            guard let owner = reference.load(as: Owner.self) else { return .passed }
             handler(owner, error)
             return .handled
         })
@@ -72,8 +72,8 @@ extension DominoNode {
         on mode: DeliveryMode,
         _ handler: @escaping @Sendable (Owner, F) -> Void
     ) -> Subscription {
-        addErrorHandler(ErrorHandler(F.self, kind: "handle", mode: mode, owner: owner) { [weak owner] error in
-            guard let owner else { return .passed }
+        addErrorHandler(ErrorHandler(F.self, kind: "handle", mode: mode, owner: owner) { [reference = OwnerReference(owner)] error in
+            guard let owner = reference.load(as: Owner.self) else { return .passed }
             handler(owner, error)
             return .handled
         })
@@ -209,8 +209,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
     private let kind: String
     /// The isolation of the code that added it; nil for a `Sendable` handler with a mode.
     private let isolation: HandlerIsolation?
-    private weak var owner: AnyObject?
-    private let ownerBound: Bool
+    private let owner: OwnerReference?
     /// True for handlers whose result decides the walk (receive, transform, catch):
     /// they run in place, and a walk that meets one elsewhere moves to it.
     let decidesInPlace: Bool
@@ -221,8 +220,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
         exactType = ObjectIdentifier(F.self)
         takesAll = F.self == (any Error).self
         self.kind = kind
-        self.owner = owner
-        ownerBound = owner != nil
+        self.owner = owner.map(OwnerReference.init)
         decidesInPlace = decides
         super.init(role: .subscriber, delivery: isolation.delivery)
         track()
@@ -234,8 +232,7 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
         exactType = ObjectIdentifier(F.self)
         takesAll = F.self == (any Error).self
         self.kind = kind
-        self.owner = owner
-        ownerBound = owner != nil
+        self.owner = owner.map(OwnerReference.init)
         decidesInPlace = decides
         super.init(role: .subscriber, delivery: mode)
         track()
@@ -251,13 +248,13 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     private func track() {
         #if DEBUG
-        if let owner { InstanceTracker.track(owner, "owner \(type(of: owner))") }
+        if let owner = owner?.load(as: AnyObject.self) { InstanceTracker.track(owner, "owner \(type(of: owner))") }
         #endif
     }
 
     override var payloadName: String { "\(typeName) (\(kind))" }
 
-    override var isOrphaned: Bool { (ownerBound && owner == nil) || (isolation?.isGone ?? false) }
+    override var isOrphaned: Bool { owner?.isGone == true || (isolation?.isGone ?? false) }
 
     /// True when this handler takes `error`: it is of the handler's type. Exact types
     /// and handlers of every error are decided without the runtime's cast test.
