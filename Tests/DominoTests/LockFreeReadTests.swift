@@ -93,6 +93,34 @@ struct LockFreeReadTests {
         #expect(Slot.tableOffset == MemoryLayout<Slot>.offset(of: \Slot.tableWord))
     }
 
+    @Test func aClosureHandlerTakes48BytesAndAQueuesModeKeepsItsQueueAndNodeInABox() {
+        // Two words after the header (the state and epoch; the node, or a box of the
+        // node and a queue), then the closure: a 48-byte block where blocks are
+        // multiples of 16 (Apple platforms). The queue as a word of every handler
+        // made it 56, a 64-byte block.
+        #expect(instanceSize(of: ClosureReceiver<Ping>.self) == 48)
+        let node = DominoNode()
+        let queue = DispatchQueue(label: "handlers")
+        let queued = node.subscribe(Ping.self, on: .queue(queue)) { _ in }
+        let plain = node.subscribe(Ping.self, on: .postingThread) { _ in }
+        guard case .queue(let kept)? = queued.delivery else {
+            Issue.record("a queue's mode lost its queue: \(String(describing: queued.delivery))")
+            return
+        }
+        #expect(kept === queue)
+        #expect(plain.modeCode == .postingThread)
+        #expect(queued.isAttached && plain.isAttached)
+        queued.cancel()
+        #expect(!queued.isAttached)
+        #expect(plain.isAttached)
+        // The box outlives the node: the mode is still there once it ended.
+        guard case .queue(let after)? = queued.delivery else {
+            Issue.record("an ended handler lost its queue")
+            return
+        }
+        #expect(after === queue)
+    }
+
     @Test func aHandlersPackedWordKeepsEachFactWhileWritersChangeItsPositionAndRemoval() {
         // Walks find a handler's removal mark, role and mode in the object's first
         // stored property (a lone handler has no storage entry to carry the mark);
@@ -495,3 +523,8 @@ private final class PublishedProbe: @unchecked Sendable {
         Unmanaged<PublishedProbe>.fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped).takeRetainedValue()
     }
 }
+
+/// The bytes of an instance of `type` (the standard library's
+/// `_class_getInstancePositiveExtentSize`, an ABI export its interface hides).
+@_silgen_name("$ss36_class_getInstancePositiveExtentSizeySiyXlXpF")
+func instanceSize(of type: AnyClass) -> Int

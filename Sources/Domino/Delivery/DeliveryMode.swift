@@ -186,6 +186,9 @@ extension DeliveryMode {
             return code < Code.queue.rawValue ? UInt(code) : 0
         }
 
+        /// True for the two modes that have a queue (`queueObject`).
+        var hasQueue: Bool { self == .queue || self == .operationQueue }
+
         /// The mode of this code, with `queue` (what `queueObject` returned) for the
         /// two modes that have one; nil for `.inherits`.
         func mode(queue: AnyObject?) -> DeliveryMode? {

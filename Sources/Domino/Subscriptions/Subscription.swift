@@ -23,11 +23,13 @@
 /// subscriptions.forEach { $0.cancel() }
 /// ```
 public class Subscription: @unchecked Sendable, CustomStringConvertible {
-    // What a handler is, packed so that a handler with a closure takes 56 bytes (a
-    // 64-byte block): after the object's two-word header, three words (the state
-    // and the epoch, the node, the mode's queue), then the closure's two.
-    // Each of a handler's one-byte facts as a field of its own (and its mode as a
-    // `DeliveryMode?`) took it to 64 bytes, an 80-byte block.
+    // What a handler is, packed so that a handler with a closure takes 48 bytes (a
+    // 48-byte block where blocks are multiples of 16, as on Apple platforms; 64 with
+    // glibc's 8-byte header): after the object's two-word header, two words (the
+    // state and the epoch; the node, or a box of the node and a mode's queue), then
+    // the closure's two. Each of a handler's one-byte facts as a field of its own
+    // (and its mode as a `DeliveryMode?`) took it to 64 bytes; the queue as a word of
+    // every handler, to 56.
     //
     // `stateBits` is first, so that its address is a fixed offset from the
     // object's (as a node's published words are), and never accessed by name after
@@ -44,14 +46,44 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     /// a handler retired exactly a multiple of 2^32 epochs after it was added as
     /// young, which only a walk pinned for four billion epochs could notice.
     @exclusivity(unchecked) var publishedEpoch: UInt32 = 0
+    /// `home`, and for a mode with a queue the queue, in one word. A handler whose
+    /// mode has none keeps its node's address here (0 once ended); one whose mode has
+    /// one keeps a `QueuedHome` here for its whole life (retained, tagged with bit 0),
+    /// which holds both. So the word changes only for handlers without a queue, under
+    /// the exclusive lock, and the queue, which walks read without a lock (only for a
+    /// mode with a queue), sits in a box whose address never changes. Only those
+    /// handlers pay for the box (a 32-byte object); every other handler saves a word.
+    @exclusivity(unchecked) private var homeWord: UInt = 0
+
+    /// A queue's mode and the handler's node, for `homeWord`.
+    private final class QueuedHome {
+        @exclusivity(unchecked) var home: NodeLink?
+        let queue: AnyObject
+        init(queue: AnyObject) { self.queue = queue }
+    }
+
+    /// The box `homeWord` points at; only when its bit 0 is set.
+    @inline(__always)
+    private var queuedHome: QueuedHome {
+        Unmanaged<QueuedHome>.fromOpaque(UnsafeRawPointer(bitPattern: homeWord & ~1).unsafelyUnwrapped).takeUnretainedValue()
+    }
+
     /// The node holding this handler; nil once the subscription ended.
     /// Guarded by `graphLock`; the node clears it under the exclusive lock in its
     /// deinit, so it never dangles.
-    @exclusivity(unchecked) var home: NodeLink?
-    /// The queue of a ``DeliveryMode/queue(_:)`` or
-    /// ``DeliveryMode/operationQueue(_:)`` mode (the mode's code says which), else
-    /// nil: the only part of a mode that needs a word.
-    private let modeQueue: AnyObject?
+    final var home: NodeLink? {
+        get {
+            if homeWord & 1 != 0 { return queuedHome.home }
+            return UnsafeMutableRawPointer(bitPattern: homeWord).map(NodeLink.init(pointer:))
+        }
+        set {
+            if homeWord & 1 != 0 {
+                queuedHome.home = newValue
+            } else {
+                homeWord = newValue.map { UInt(bitPattern: $0.pointer) } ?? 0
+            }
+        }
+    }
 
     private static let removedBit: UInt32 = 1
     private static let roleShift: UInt32 = 1
@@ -119,8 +151,12 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
         state & Self.modeMask == code.rawValue << Self.modeShift
     }
 
-    /// Where notifications run; nil means the node's, else the global, default.
-    var delivery: DeliveryMode? { modeCode.mode(queue: modeQueue) }
+    /// Where notifications run; nil means the node's, else the global, default. Reads
+    /// `homeWord` only for a mode with a queue, whose word never changes after init.
+    var delivery: DeliveryMode? {
+        let code = modeCode
+        return code.mode(queue: code.hasQueue ? queuedHome.queue : nil)
+    }
 
     /// True when the mode is ``DeliveryMode/postingThread``: tested without building
     /// the mode (and retaining its queue).
@@ -168,8 +204,14 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     }
 
     init(role: HandlerRole, delivery: DeliveryMode?) {
-        modeQueue = delivery?.queueObject
+        if let queue = delivery?.queueObject {
+            homeWord = UInt(bitPattern: Unmanaged.passRetained(QueuedHome(queue: queue)).toOpaque()) | 1
+        }
         stateBits = UInt32(role.rawValue) << Self.roleShift | DeliveryMode.Code(delivery).rawValue << Self.modeShift
+    }
+
+    deinit {
+        if homeWord & 1 != 0 { Unmanaged.passUnretained(queuedHome).release() }
     }
 
     /// The handled type's name. The slot key is not stored (it would cost every
