@@ -516,12 +516,10 @@ final class TargetBox<Target>: @unchecked Sendable {
 /// through the protocol, only where it lives (see `livesHere`). Never delivered by
 /// the generic walk: protocol events have a walk of their own, in place.
 final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked Sendable {
-    /// The object, held as signals hold observers (`ObserverReference`: without a
-    /// `weak` reference's side table, which made every retain and release of the
-    /// target slower, the walk's and the app's own), or nil for a value.
-    private let object: ObserverReference?
-    /// The identity of `object`, taken when it was subscribed; nil for a value.
-    private let objectID: ObjectIdentifier?
+    /// The object, held as owners are (`OwnerReference`: on Linux without a `weak`
+    /// reference's side table, which made every retain and release of the target
+    /// slower, the walk's and the app's own), with its identity; nil for a value.
+    private let object: OwnerReference?
     /// Set only for targets that are not class instances (see `holdsStrongly`). In
     /// a box, so that testing and reading it costs no look-up of `Target?`'s
     /// metadata in the unspecialized walk.
@@ -541,7 +539,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// A target subscribed from isolated code: it lives in that isolation.
     init(isolation: HandlerIsolation, target: Target) {
         self.isolation = isolation
-        (object, objectID, valueBox, template) = Self.hold(target)
+        (object, valueBox, template) = Self.hold(target)
         super.init(delivery: isolation.delivery)
         track()
     }
@@ -549,7 +547,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
     /// A `Sendable` target that lives wherever `mode` runs.
     init(mode: DeliveryMode, target: Target) {
         isolation = nil
-        (object, objectID, valueBox, template) = Self.hold(target)
+        (object, valueBox, template) = Self.hold(target)
         super.init(delivery: mode)
         track()
     }
@@ -559,10 +557,9 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
         template?.deallocate()
     }
 
-    /// How `target` is held: an object by reference, identity and template; a value
-    /// in a box.
-    private static func hold(_ target: Target) -> (ObserverReference?, ObjectIdentifier?, TargetBox<Target>?, UnsafeMutableRawPointer?) {
-        guard type(of: target as Any) is AnyClass else { return (nil, nil, TargetBox(target), nil) }
+    /// How `target` is held: an object by reference and template; a value in a box.
+    private static func hold(_ target: Target) -> (OwnerReference?, TargetBox<Target>?, UnsafeMutableRawPointer?) {
+        guard type(of: target as Any) is AnyClass else { return (nil, TargetBox(target), nil) }
         let object = target as AnyObject
         let template = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Target>.size, alignment: MemoryLayout<Target>.alignment)
         // The copy retains the object (a class instance sits in an existential as its
@@ -570,12 +567,12 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
         // object no more than `object` does.
         template.initializeMemory(as: Target.self, repeating: target, count: 1)
         Unmanaged.passUnretained(object).release()
-        return (ObserverReference(object), ObjectIdentifier(object), nil, template)
+        return (OwnerReference(object), nil, template)
     }
 
     private func track() {
         #if DEBUG
-        if let object = object?.load() { InstanceTracker.track(object, "target \(type(of: object))") }
+        if let object = object?.load(as: AnyObject.self) { InstanceTracker.track(object, "target \(type(of: object))") }
         #endif
     }
 
@@ -586,9 +583,9 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
 
     override var payloadName: String { "\(Target.self)" }
 
-    override var isOrphaned: Bool { (valueBox == nil && object?.load() == nil) || (isolation?.isGone ?? false) }
-    override var boundObject: ObjectIdentifier? { objectID }
-    override var boundObjectName: String { object?.load().map { "The target \(type(of: $0))" } ?? "A target" }
+    override var isOrphaned: Bool { object?.isGone == true || (isolation?.isGone ?? false) }
+    override var boundObject: ObjectIdentifier? { object?.identity }
+    override var boundObjectName: String { object?.load(as: AnyObject.self).map { "The target \(type(of: $0))" } ?? "A target" }
 
     /// True when a caller on `thread`, isolated to `isolation`, may call the target:
     /// it is in the target's isolation, or where the target's mode runs.
@@ -613,7 +610,7 @@ final class TargetReceiver<Target>: Receiver<ProtocolEvent<Target>>, @unchecked 
             try body(valueBox.value)
             return true
         }
-        guard let template, let object = object?.load() else { return false }
+        guard let template, let object = object?.load(as: AnyObject.self) else { return false }
         // The strong load keeps the object alive for the call, and with it the
         // object the template names. (Passing it on read through the template copies
         // it, a retain and a release; moving the strong load's reference into a copy

@@ -1,8 +1,9 @@
-/// How an owner-bound handler holds its owner: as a signal holds an observer
-/// (`ObserverReference`: on Linux, without giving the owner a side table, which made
-/// every retain and release of the owner, the app's own too, take the slow path; on
-/// Apple platforms, `weak`), plus the owner's identity, which outlives it
-/// (diagnostics and `unsubscribe(owner:)` name the owner by it).
+/// How a handler holds the object it is bound to (an owner-bound handler's owner, a
+/// protocol target that is an object): as a signal holds an observer
+/// (`ObserverReference`: on Linux, without giving the object a side table, which made
+/// every retain and release of it, the app's own too, take the slow path; on Apple
+/// platforms, `weak`), plus the object's identity, which outlives it (the duplicate
+/// check and diagnostics name the object by it).
 struct OwnerReference: @unchecked Sendable {
     private let reference: ObserverReference
     #if canImport(ObjectiveC)
