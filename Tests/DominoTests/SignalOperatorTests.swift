@@ -101,6 +101,60 @@ struct SignalOperatorTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aFilteredSubscriptionMovedOffThePostingThreadDeliversWhereItsNewModeSays() async {
+        let queue = DispatchQueue(label: "operators.moved")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let signal = Signal<Int>()
+        let recorder = Recorder()
+        let onQueue = Mutex<[Bool]>([])
+        let subscription = signal.subscribe(recorder, on: .postingThread) { recorder, value in
+            onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true) }
+            recorder.record(value)
+        }.filter { value in value > 1 }
+        subscription.deliveryMode = .queue(queue)
+        signal.fire(1)
+        signal.fire(2)
+        #expect(await eventually { recorder.received == [2] })
+        #expect(onQueue.withLock { $0 } == [true])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func filtersAddedWhileAnotherThreadFiresApplyToEveryLaterFire() {
+        let signal = Signal<Int>()
+        let recorder = Recorder()
+        let racing = Mutex((stop: false, fired: 0, delivered: 0))
+        let subscription = signal.subscribe(recorder, on: .postingThread) { recorder, value in
+            if value < 0 {
+                racing.withLock { $0.delivered += 1 }
+            } else {
+                recorder.record(value)
+            }
+        }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // Fires that the filters below never drop, racing each filter's adding.
+            while !racing.withLock({ $0.stop }) {
+                signal.fire(-1)
+                racing.withLock { $0.fired += 1 }
+            }
+            done.signal()
+        }
+        for value in 0..<200 {
+            subscription.filter { fired in fired != value }
+            signal.fire(value)
+        }
+        racing.withLock { $0.stop = true }
+        done.wait()
+        // Each value was fired after the filter that drops it was added; the racing
+        // fires passed every filter they found.
+        #expect(recorder.received.isEmpty)
+        let (fired, delivered) = racing.withLock { ($0.fired, $0.delivered) }
+        #expect(fired > 0)
+        #expect(fired == delivered)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func replayedValuesPassTheFilterToo() {
         let signal = Signal<Int>()
         let recorder = Recorder()

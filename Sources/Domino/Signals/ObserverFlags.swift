@@ -6,6 +6,11 @@
 ///
 /// The word lives in its own allocation so that its address never moves; it holds a
 /// small bit set, stored as a pointer's bit pattern. It is never dereferenced.
+///
+/// The allocation has a second word: the subscription's operators (a
+/// `SignalOperators`, unretained), 0 until the first operator is added, for fires to
+/// read without the signal's lock (see `Signal.Subscription.operators`). Two words
+/// take the same block as one: 32 bytes with glibc's allocator, 16 with Apple's.
 @usableFromInline
 struct ObserverFlags: @unchecked Sendable {
     // Computed, not stored, so that inlined code folds them to constants.
@@ -28,6 +33,10 @@ struct ObserverFlags: @unchecked Sendable {
     /// ``SignalSubscription/cancelsAfterNextFire`` of a subscription with operators:
     /// claimed when values come out of them rather than when a fire reaches it.
     @inlinable static var stagedOnce: UInt { 1 << 5 }
+    /// ``DeliveryMode/postingThread`` of a subscription with operators: values that
+    /// come out of them reach the callback on the thread they come out on, without
+    /// the mode being copied under the lock.
+    @inlinable static var stagedPostingThread: UInt { 1 << 6 }
 
     /// Cancelled or spent: fires skip the observer.
     @inlinable static var ended: UInt { cancelled | spent }
@@ -35,14 +44,27 @@ struct ObserverFlags: @unchecked Sendable {
     @usableFromInline let word: UnsafeMutablePointer<UnsafeRawPointer?>
 
     init(_ initial: UInt) {
-        word = .allocate(capacity: 1)
+        word = .allocate(capacity: 2)
         word.initialize(to: UnsafeRawPointer(bitPattern: initial))
+        (word + 1).initialize(to: nil)
     }
 
-    /// Frees the word; called once, by the owning observer's deinit.
+    /// Frees the words; called once, by the owning observer's deinit.
     func deallocate() {
-        word.deinitialize(count: 1)
+        word.deinitialize(count: 2)
         word.deallocate()
+    }
+
+    /// The operators' address as last published (an acquiring load), or 0.
+    @inlinable
+    func loadOperators() -> UInt {
+        AtomicWord.load(UnsafeMutableRawPointer(word + 1))
+    }
+
+    /// Publishes `operators` for fires (a releasing store). The caller keeps them
+    /// alive for as long as the subscription lives.
+    func publishOperators(_ operators: AnyObject) {
+        AtomicWord.storeReleasing(UnsafeMutableRawPointer(word + 1), UInt(bitPattern: Unmanaged.passUnretained(operators).toOpaque()))
     }
 
     /// The current flags (an acquiring load).

@@ -48,7 +48,8 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     @usableFromInline let callback: Callback
 
     /// The operators values pass before the callback (see SignalOperators.swift);
-    /// nil until one is added. Read and written under the core's lock.
+    /// nil until one is added. Read and written under the core's lock; fires read
+    /// the copy `flags` publishes instead.
     @exclusivity(unchecked) var operators: SignalOperators<repeat each Value>?
 
     init(core: TypedSignalCore<repeat each Value>, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode, callback: @escaping Callback) {
@@ -102,14 +103,20 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
 
     /// The slow path of `deliver`: hands the values to the operators when there are
     /// any, else delivers by mode. Returns false when the observer is gone.
-    @usableFromInline
+    ///
+    /// Inlinable, so that the caller's module specializes it for the values' types
+    /// (unspecialized, the stages' generic types were looked up at every fire), and
+    /// never inlined, so that the fire loop stays as small as without it.
+    @inlinable @inline(never)
     func deliverByMode(_ value: repeat each Value) -> Bool {
-        if flags.load() & ObserverFlags.staged != 0 {
-            let operators = core.withLock { self.operators }
-            if let operators {
-                operators.push(repeat each value, from: 0)
-                return true
-            }
+        // The operators are published before the bits that send fires here change
+        // (see `append`), and live as long as this subscription.
+        let operators = flags.loadOperators()
+        if operators != 0 {
+            Unmanaged<SignalOperators<repeat each Value>>
+                .fromOpaque(UnsafeRawPointer(bitPattern: operators)!)
+                ._withUnsafeGuaranteedRef { $0.push(repeat each value, from: 0, to: self) }
+            return true
         }
         return deliverInMode(repeat each value)
     }
@@ -117,6 +124,7 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// For modes other than the posting thread (and for subscriptions with
     /// operators, whatever their mode): runs the callback now when this thread is
     /// where the mode says, else queues it. Returns false when the observer is gone.
+    @usableFromInline
     func deliverInMode(_ value: repeat each Value) -> Bool {
         let mode = core.withLock { currentMode }
         if mode.isCurrent(ThreadState.current) {
@@ -133,8 +141,9 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
 
     /// Delivers values that came out of the last operator, now or later (a timed
     /// operator calls it from its timer): `deliver` without the operators, with the
-    /// one-shot bit they keep aside. Takes the subscription out of its signal when
-    /// that ended it.
+    /// one-shot and posting-thread bits they keep aside. Takes the subscription out
+    /// of its signal when that ended it.
+    @inlinable
     func emit(_ value: repeat each Value) {
         let state = flags.load()
         if state & ObserverFlags.ended != 0 { return }
@@ -143,10 +152,28 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
             guard flags.insert(ObserverFlags.spent, unlessAnyOf: ObserverFlags.ended) else { return }
             last = true
         }
-        let observerLives = deliverInMode(repeat each value)
-        if last || !observerLives {
-            core.remove([self], cancelling: false)
+        var observerLives = true
+        if state & ObserverFlags.stagedPostingThread != 0 {
+            // The strong reference keeps the observer alive for the whole call.
+            if let observer = reference.load() {
+                do { try callback(observer, repeat each value) } catch { callbackThrew(error) }
+            } else {
+                observerLives = false
+            }
+        } else {
+            observerLives = deliverInMode(repeat each value)
         }
+        if last || !observerLives {
+            leaveSignal()
+        }
+    }
+
+    /// Takes the subscription out of its signal, without the cancelled mark (its
+    /// one fire done, or its observer gone).
+    @usableFromInline
+    @inline(never)
+    func leaveSignal() {
+        core.remove([self], cancelling: false)
     }
 
     /// Cancels the operators' pending timed deliveries.

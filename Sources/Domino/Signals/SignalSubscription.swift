@@ -130,12 +130,13 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
                 currentMode = newValue
                 // Under the lock, so the bit and the stored mode change together
                 // for readers of the mode; fires read the bit without it.
-                // A subscription with operators keeps the bit clear (see
+                // A subscription with operators keeps its bit aside (see
                 // ObserverFlags.staged).
-                if newValue.isPostingThread && flags.load() & ObserverFlags.staged == 0 {
-                    flags.insert(ObserverFlags.postingThread)
+                let bit = flags.load() & ObserverFlags.staged != 0 ? ObserverFlags.stagedPostingThread : ObserverFlags.postingThread
+                if newValue.isPostingThread {
+                    flags.insert(bit)
                 } else {
-                    flags.remove(ObserverFlags.postingThread)
+                    flags.remove(bit)
                 }
                 return previous
             }
