@@ -610,6 +610,23 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func aMainThreadSubscriptionMovedToAQueueRunsThereWhenFiredOnTheMainThread() async {
+        let queue = DispatchQueue(label: "signal.tests.offMain")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        let signal = Signal<Int>()
+        let listener = Listener()
+        let log = Log<Int?>()
+        let observation = signal.subscribe(listener, on: .mainThread) { _, _ in log.append(DispatchQueue.getSpecific(key: key)) }
+        signal.fire(1)
+        observation.deliveryMode = .queue(queue)
+        signal.fire(2)
+        #expect(await eventuallyOnMainActor { log.count == 2 })
+        #expect(log.entries == [nil, 7])
+        withExtendedLifetime(listener) {}
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aDeliveryQueuedBeforeCancelIsDropped() async {
         let queue = DispatchQueue(label: "signal.tests.dropped")
         let gate = DispatchSemaphore(value: 0)

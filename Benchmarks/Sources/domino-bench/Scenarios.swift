@@ -410,6 +410,7 @@ enum Scenarios {
             ("signal.fire.1", { signalFire(1) }),
             ("signal.fire.10", { signalFire(10) }),
             ("signal.fire.filtered.1", { signalFireFiltered() }),
+            ("signal.fire.1.mainactor", { signalFireMainActor() }),
         ]
     }
 
@@ -433,6 +434,28 @@ enum Scenarios {
             deliveriesPerOperation: 1, counter: counter, keepAlive: [signal, observer]
         ) { iterations in
             for value in 0..<iterations { signal.fire(Double(value)) }
+            return iterations
+        }
+    }
+
+    /// `signal.fire.1` with the subscription made in main-actor code (the form a
+    /// view controller uses: the callback runs on the main actor), fired on the main
+    /// thread, where the callback runs in place.
+    @available(macOS 14, *)
+    static func signalFireMainActor() -> Scenario {
+        let counter = Counter()
+        let signal = Signal<Int>()
+        let observer = SignalObserverObject()
+        // The harness builds scenarios and runs them on the main thread.
+        MainActor.assumeIsolated {
+            _ = signal.subscribe(observer) { _, _ in counter.bump() }
+        }
+        return Scenario(
+            name: "signal.fire.1.mainactor",
+            baseline: "signal.fire.1", target: .atMost(1.2),
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [signal, observer]
+        ) { iterations in
+            for value in 0..<iterations { signal.fire(value) }
             return iterations
         }
     }

@@ -153,6 +153,11 @@ extension DeliveryMode {
         return false
     }
 
+    var isMainThread: Bool {
+        if case .mainThread = self { return true }
+        return false
+    }
+
     /// A mode's kind as a small number, the one encoding of every word that walks
     /// read without building a mode: a handler's state word (all six), a node's
     /// published mode word and `GraphLock.walkGate` (1 to 3, the modes without a

@@ -37,6 +37,10 @@ struct ObserverFlags: @unchecked Sendable {
     /// come out of them reach the callback on the thread they come out on, without
     /// the mode being copied under the lock.
     @inlinable static var stagedPostingThread: UInt { 1 << 6 }
+    /// The delivery mode is ``DeliveryMode/mainThread`` (the mode of subscriptions
+    /// made in main-actor code): a fire on the main thread calls the callback in
+    /// place without copying the mode under the lock.
+    @inlinable static var mainThread: UInt { 1 << 7 }
 
     /// Cancelled or spent: fires skip the observer.
     @inlinable static var ended: UInt { cancelled | spent }

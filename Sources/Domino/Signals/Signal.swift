@@ -238,6 +238,12 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         if isolation === MainActor.shared {
             return add(observer, type: Observer.self, on: .mainThread) { (observer: AnyObject, value: repeat each Value) in
                 let typed = unsafeDowncast(observer, to: Observer.self)
+                // On the main thread (the mode's doing, unless it was changed) the
+                // main actor's code runs in place, with no closure made for a hop.
+                if isOnMainThread() {
+                    do { try handler.body(typed, repeat each value) } catch { core.callbackThrew(error, observerType: Observer.self) }
+                    return
+                }
                 runOnMainActor {
                     do { try handler.body(typed, repeat each value) } catch { core.callbackThrew(error, observerType: Observer.self) }
                 }

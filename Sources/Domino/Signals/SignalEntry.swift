@@ -67,7 +67,7 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     ///
     /// Operators cost nothing here: a subscription that has any keeps neither the
     /// posting-thread nor the one-shot bit (see ``ObserverFlags/staged``), so its
-    /// fires take the slow path, ``deliverByMode(_:)``, which hands the values to
+    /// fires take the slow path, ``deliverByMode(flags:_:)``, which hands the values to
     /// them. (Testing for them here instead kept this from being inlined into the
     /// fire loop: about 20 instructions more per subscription.)
     @inlinable
@@ -91,7 +91,18 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
             do { try callback(observer, repeat each value) } catch { callbackThrew(error) }
             return delivered
         }
-        return deliverByMode(repeat each value) ? delivered : .observerGone
+        return deliverByMode(flags: state, repeat each value) ? delivered : .observerGone
+    }
+
+    /// Runs the callback on this thread, as `deliver(flags:_:)` does for the
+    /// posting-thread mode (which keeps its own copy, for the fire loop's code).
+    /// Returns false when the observer is gone.
+    @inlinable @inline(__always)
+    func deliverHere(_ value: repeat each Value) -> Bool {
+        // The strong reference keeps the observer alive for the whole call.
+        guard let observer = reference.load() else { return false }
+        do { try callback(observer, repeat each value) } catch { callbackThrew(error) }
+        return true
     }
 
     /// Reports an error the callback threw (see `SignalCore.callbackThrew`).
@@ -102,13 +113,14 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     }
 
     /// The slow path of `deliver`: hands the values to the operators when there are
-    /// any, else delivers by mode. Returns false when the observer is gone.
+    /// any, else delivers by mode (in place for the main-thread mode on the main
+    /// thread, without the lock). Returns false when the observer is gone.
     ///
     /// Inlinable, so that the caller's module specializes it for the values' types
     /// (unspecialized, the stages' generic types were looked up at every fire), and
     /// never inlined, so that the fire loop stays as small as without it.
     @inlinable @inline(never)
-    func deliverByMode(_ value: repeat each Value) -> Bool {
+    func deliverByMode(flags state: UInt, _ value: repeat each Value) -> Bool {
         // The operators are published before the bits that send fires here change
         // (see `append`), and live as long as this subscription.
         let operators = flags.loadOperators()
@@ -117,6 +129,9 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
                 .fromOpaque(UnsafeRawPointer(bitPattern: operators)!)
                 ._withUnsafeGuaranteedRef { $0.push(repeat each value, from: 0, to: self) }
             return true
+        }
+        if state & ObserverFlags.mainThread != 0 && isOnMainThread() {
+            return deliverHere(repeat each value)
         }
         return deliverInMode(repeat each value)
     }
@@ -152,14 +167,10 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
             guard flags.insert(ObserverFlags.spent, unlessAnyOf: ObserverFlags.ended) else { return }
             last = true
         }
-        var observerLives = true
-        if state & ObserverFlags.stagedPostingThread != 0 {
-            // The strong reference keeps the observer alive for the whole call.
-            if let observer = reference.load() {
-                do { try callback(observer, repeat each value) } catch { callbackThrew(error) }
-            } else {
-                observerLives = false
-            }
+        let observerLives: Bool
+        if state & ObserverFlags.stagedPostingThread != 0
+            || state & ObserverFlags.mainThread != 0 && isOnMainThread() {
+            observerLives = deliverHere(repeat each value)
         } else {
             observerLives = deliverInMode(repeat each value)
         }

@@ -51,7 +51,7 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
 
     init(core: SignalCore, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode) {
         self.core = core
-        flags = ObserverFlags(delivery.isPostingThread ? ObserverFlags.postingThread : 0)
+        flags = ObserverFlags(delivery.isPostingThread ? ObserverFlags.postingThread : delivery.isMainThread ? ObserverFlags.mainThread : 0)
         reference = ObserverReference(observer)
         self.observerType = observerType
         currentMode = delivery
@@ -137,6 +137,11 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
                     flags.insert(bit)
                 } else {
                     flags.remove(bit)
+                }
+                if newValue.isMainThread {
+                    flags.insert(ObserverFlags.mainThread)
+                } else {
+                    flags.remove(ObserverFlags.mainThread)
                 }
                 return previous
             }
