@@ -115,6 +115,27 @@ struct IsolatedHandlerTests {
         #expect(controller.ranOnMain.entries == [true])
     }
 
+    @Test @MainActor func aMainActorOwnerBoundSubscriberEndsWhenItsOwnerDeallocates() {
+        let node = DominoNode()
+        let counter = Counter()
+        weak var weakOwner: Host?
+        var subscription: Subscription?
+        do {
+            let owner = Host("owner")
+            weakOwner = owner
+            // Main-actor code, no mode: the handler is the main actor's.
+            subscription = node.subscribe(Ping.self, owner: owner) { _, _ in counter.increment() }
+            node.post(Ping(value: 1))
+        }
+        #expect(weakOwner == nil)
+        #expect(subscription?.isActive == false)
+        let result = node.post(Ping(value: 2))
+        #expect(counter.value == 1)
+        #expect(!result.wasDelivered)
+        // The dead subscription is purged by the post that found it.
+        #expect(node.subscriptionCount == 0)
+    }
+
     @Test @MainActor func mainActorSubscriberPostedFromABackgroundThreadIsScheduledAndRunsLaterOnTheMainActor() async {
         let controller = CounterViewController()
         controller.viewDidLoad()

@@ -44,6 +44,7 @@ enum Scenarios {
             ("named.post.local.1", { namedPostLocal() }),
             ("typed.post.local.1", { typedPostLocal() }),
             ("typed.post.local.1.owned", { typedPostLocalOwned() }),
+            ("typed.post.local.1.owned.mainactor", { typedPostLocalOwnedMainActor() }),
             // Built on the main thread (the harness runs there): see the scenario.
             ("typed.post.local.1.mainactor", { typedPostLocalMainActor() }),
             ("typed.bubble.depth1", { typedBubble(depth: 1) }),
@@ -246,6 +247,27 @@ enum Scenarios {
         return Scenario(
             name: "typed.post.local.1.owned",
             baseline: "typed.post.local.1", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [node, owner]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// `typed.post.local.1.owned` written in main-actor code, the form the README
+    /// teaches a view controller (`subscribe(_:owner:_:)`, no mode): the handler runs
+    /// on the main actor, in place, posted on the main thread.
+    static func typedPostLocalOwnedMainActor() -> Scenario {
+        let counter = Counter()
+        let node = DominoNode(label: "local.owned.mainactor")
+        let owner = SignalObserverObject()
+        // The harness builds scenarios and runs them on the main thread.
+        MainActor.assumeIsolated {
+            _ = node.subscribe(Ping.self, owner: owner) { _, event in counter.bump(lane: event.lane) }
+        }
+        return Scenario(
+            name: "typed.post.local.1.owned.mainactor",
+            baseline: "typed.post.local.1.owned", target: .atMost(1.2),
             deliveriesPerOperation: 1, counter: counter, keepAlive: [node, owner]
         ) { iterations in
             for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }

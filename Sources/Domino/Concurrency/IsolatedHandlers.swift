@@ -398,16 +398,21 @@ final class IsolatedReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked S
     /// handler (its mode is `.mainThread`); for another actor's handler, enqueues it
     /// there and returns at once.
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        guard let owner else {
-            // The common case, a closure: no weak load, no isolation switch.
+        if owner == nil {
+            // The common case, a closure: no owner to load, no isolation switch.
             if runsOnMainThread {
                 do { try body(nil, value, &propagation) } catch { reportThrown(error) }
                 return true
             }
             return enqueue(value)
         }
-        // The strong reference keeps the owner alive for the whole call.
-        guard let liveOwner = owner.load(as: AnyObject.self) else { return false }
+        // Read in place: a copy of the reference (`guard let owner`) is an unowned
+        // retain and release on Linux (measured: about 170 instructions a post).
+        // The strong reference keeps the owner alive for the whole call. Kept
+        // optional, as the body takes it: unwrapped, it was retained once more to be
+        // wrapped again for the call.
+        let liveOwner: AnyObject? = owner?.load(as: AnyObject.self)
+        if liveOwner == nil { return false }
         if runsOnMainThread {
             do { try body(liveOwner, value, &propagation) } catch { reportThrown(error) }
             return true
