@@ -37,6 +37,12 @@ struct ObserverReference: @unchecked Sendable {
         object
     }
 
+    /// The observer with a reference of the caller's to release, or nil once its
+    /// deinit has begun.
+    func retained() -> Unmanaged<AnyObject>? {
+        object.map { Unmanaged.passRetained($0) }
+    }
+
     /// True when this refers to `other` (nil-safe: a dead observer refers to nothing).
     func refers(to other: AnyObject) -> Bool {
         object === other
@@ -60,6 +66,12 @@ struct ObserverReference: @unchecked Sendable {
     func load() -> AnyObject? {
         guard let retained = tryRetain(address) else { return nil }
         return Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue()
+    }
+
+    /// The observer with a reference of the caller's to release, or nil once its
+    /// deinit has begun.
+    func retained() -> Unmanaged<AnyObject>? {
+        tryRetain(address).map { Unmanaged<AnyObject>.fromOpaque($0) }
     }
 
     /// The object's identity, which outlives it: its memory stays allocated while

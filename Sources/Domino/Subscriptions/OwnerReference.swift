@@ -31,6 +31,14 @@ struct OwnerReference: @unchecked Sendable {
         return unsafeDowncast(object, to: Owner.self)
     }
 
+    /// The owner with a reference of the caller's to release (kept for exactly as
+    /// long as the caller says, which a strong reference's last use does not), or
+    /// nil once its deinit has begun.
+    @inline(__always)
+    func retained() -> Unmanaged<AnyObject>? {
+        reference.retained()
+    }
+
     /// True once the owner's deinit has begun.
     var isGone: Bool { reference.load() == nil }
 }
