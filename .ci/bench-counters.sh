@@ -278,7 +278,10 @@ fi
 # each fire copied the mode under the lock and made a closure to enter the main
 # actor; 348, 0, 1, 1 once a main-thread mode has a flag of its own (on the main
 # thread the callback runs in place) and the callback checks the thread without
-# making a closure. That flag's test moved the filtered fire to 370. New rows for
+# making a closure; 287 once such a callback is flagged as the main actor's (the
+# subscription, not the callback, sees that it runs only on the main thread, so the
+# callback checks nothing and is called without its box). That flag's test moved
+# the filtered fire to 370. New rows for
 # posts to handlers written in main-actor code, posted on the main thread (what a
 # view controller does): a closure, typed.post.local.1.mainactor, 419; an
 # owner-bound one (`subscribe(_:owner:_:)` with no mode, the README's form),
@@ -305,7 +308,7 @@ error.report.depth10     2000   12000  1     1712          1            4       
 protocol.post.depth10    2000   12000  1     1339          0            7        9
 signal.fire.1            2000   12000  1     234           0            1        1
 signal.fire.filtered.1   2000   12000  1     382           0            1        1
-signal.fire.1.mainactor  2000   12000  1     359           0            1        1
+signal.fire.1.mainactor  2000   12000  1     296           0            1        1
 raise.depth10            200    1200   11    2967          0            0        2
 broadcast.tree1111       20     120    1111  216205        0            0        2
 broadcast.tree1111.intercepted  10  60  1111  402486        0            3        7

@@ -86,6 +86,27 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func aMainActorObserverCancelledBeforeItsHopToTheMainActorRunsIsNotCalled() async {
+        let signal = Signal<Int>()
+        let screen = ProgressScreen()
+        let observation = signal.subscribe(screen) { screen, value in screen.shown.append("\(value)") }
+        observation.deliveryMode = .postingThread
+        let fired = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            signal.fire(4)
+            fired.signal()
+        }
+        // The main thread waits, so the delivery's hop to it is still queued.
+        fired.wait()
+        observation.cancel()
+        // Runs after the hop (the main queue keeps its order).
+        await withCheckedContinuation { continuation in
+            DispatchQueue.main.async { continuation.resume() }
+        }
+        #expect(screen.shown.isEmpty)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSignalOfNoValuesFiresWithNone() {
         let signal = EmptySignal()
         let listener = Listener()

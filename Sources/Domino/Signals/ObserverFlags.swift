@@ -41,6 +41,12 @@ struct ObserverFlags: @unchecked Sendable {
     /// made in main-actor code): a fire on the main thread calls the callback in
     /// place without copying the mode under the lock.
     @inlinable static var mainThread: UInt { 1 << 7 }
+    /// The callback was written in main-actor code: it runs only on the main
+    /// thread (or the main queue), whatever the mode says. Such a subscription
+    /// never has `postingThread` or `stagedPostingThread`; a delivery elsewhere
+    /// hops to the main queue (see `Signal.Subscription.deliverInMode`). Set once,
+    /// at init.
+    @inlinable static var mainActorCallback: UInt { 1 << 8 }
 
     /// Cancelled or spent: fires skip the observer.
     @inlinable static var ended: UInt { cancelled | spent }

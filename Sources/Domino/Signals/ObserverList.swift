@@ -63,7 +63,7 @@ final class ObserverList: @unchecked Sendable {
 
     private static func makeCleared() -> SignalSubscription {
         let core = SignalCore(typeName: "cleared slot", maxSubscriptions: 0)
-        let placeholder = SignalSubscription(core: core, observer: core, observerType: SignalCore.self, delivery: .postingThread)
+        let placeholder = SignalSubscription(core: core, observer: core, observerType: SignalCore.self, delivery: .postingThread, mainActorCallback: false)
         placeholder.flags.insert(ObserverFlags.cancelled)
         return placeholder
     }

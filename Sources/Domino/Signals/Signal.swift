@@ -232,23 +232,20 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         _ callback: @escaping (Observer, repeat each Value) throws -> Void
     ) -> Subscription {
         // The callback is not `Sendable`: it belongs to the caller's isolation and
-        // only ever runs there (see `IsolatedCallback`).
-        let handler = IsolatedCallback<Observer, repeat each Value>(callback)
-        let core = self.core
+        // only ever runs there.
         if isolation === MainActor.shared {
-            return add(observer, type: Observer.self, on: .mainThread) { (observer: AnyObject, value: repeat each Value) in
-                let typed = unsafeDowncast(observer, to: Observer.self)
-                // On the main thread (the mode's doing, unless it was changed) the
-                // main actor's code runs in place, with no closure made for a hop.
-                if isOnMainThread() {
-                    do { try handler.body(typed, repeat each value) } catch { core.callbackThrew(error, observerType: Observer.self) }
-                    return
-                }
-                runOnMainActor {
-                    do { try handler.body(typed, repeat each value) } catch { core.callbackThrew(error, observerType: Observer.self) }
-                }
+            // The subscription calls it only on the main thread, whatever its mode
+            // (see `ObserverFlags.mainActorCallback`): in place there, where
+            // main-actor code runs. Captured as is rather than in an
+            // `IsolatedCallback` box: a call through the box's property retained the
+            // callback's context at every fire.
+            nonisolated(unsafe) let body = callback
+            return add(observer, type: Observer.self, on: .mainThread, mainActorCallback: true) { (observer: AnyObject, value: repeat each Value) in
+                try body(unsafeDowncast(observer, to: Observer.self), repeat each value)
             }
         }
+        let handler = IsolatedCallback<Observer, repeat each Value>(callback)
+        let core = self.core
         let actor: any Actor = isolation
         return add(observer, type: Observer.self, on: .postingThread) { (observer: AnyObject, value: repeat each Value) in
             let typed = unsafeDowncast(observer, to: Observer.self)
@@ -306,10 +303,14 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         _ observer: AnyObject,
         type observerType: Any.Type,
         on mode: DeliveryMode,
+        mainActorCallback: Bool = false,
         _ callback: @escaping SignalEntry<repeat each Value>.Callback
     ) -> Subscription {
         mode.prepare()
-        let entry = SignalEntry(core: core, observer: observer, observerType: observerType, delivery: mode, callback: callback)
+        let entry = SignalEntry(
+            core: core, observer: observer, observerType: observerType, delivery: mode,
+            mainActorCallback: mainActorCallback, callback: callback
+        )
         let added = core.add(entry)
         if added.listed > added.limit || added.listed >= added.purgeAt {
             // Subscriptions whose observer died do not count; they leave now. Beyond

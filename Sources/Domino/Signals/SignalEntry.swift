@@ -52,9 +52,12 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// the copy `flags` publishes instead.
     @exclusivity(unchecked) var operators: SignalOperators<repeat each Value>?
 
-    init(core: TypedSignalCore<repeat each Value>, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode, callback: @escaping Callback) {
+    init(
+        core: TypedSignalCore<repeat each Value>, observer: AnyObject, observerType: Any.Type,
+        delivery: DeliveryMode, mainActorCallback: Bool, callback: @escaping Callback
+    ) {
         self.callback = callback
-        super.init(core: core, observer: observer, observerType: observerType, delivery: delivery)
+        super.init(core: core, observer: observer, observerType: observerType, delivery: delivery, mainActorCallback: mainActorCallback)
     }
 
     /// The core, with its value types.
@@ -139,9 +142,16 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// For modes other than the posting thread (and for subscriptions with
     /// operators, whatever their mode): runs the callback now when this thread is
     /// where the mode says, else queues it. Returns false when the observer is gone.
+    ///
+    /// A callback written in main-actor code runs only on the main thread: off it,
+    /// whatever the mode, the delivery is queued there (one hop, with the checks of
+    /// any queued delivery: a cancel that returned first wins).
     @usableFromInline
     func deliverInMode(_ value: repeat each Value) -> Bool {
-        let mode = core.withLock { currentMode }
+        var mode = core.withLock { currentMode }
+        if flags.load() & ObserverFlags.mainActorCallback != 0 {
+            mode = .mainThread
+        }
         if mode.isCurrent(ThreadState.current) {
             guard let observer = reference.load() else { return false }
             do { try callback(observer, repeat each value) } catch { core.callbackThrew(error, observerType: observerType) }

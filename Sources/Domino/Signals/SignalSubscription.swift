@@ -49,9 +49,12 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
     /// the list (or before it joined). Read and written under the core's lock.
     @exclusivity(unchecked) var slot = -1
 
-    init(core: SignalCore, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode) {
+    init(core: SignalCore, observer: AnyObject, observerType: Any.Type, delivery: DeliveryMode, mainActorCallback: Bool) {
         self.core = core
-        flags = ObserverFlags(delivery.isPostingThread ? ObserverFlags.postingThread : delivery.isMainThread ? ObserverFlags.mainThread : 0)
+        var initial: UInt = mainActorCallback ? ObserverFlags.mainActorCallback : 0
+        if delivery.isPostingThread && !mainActorCallback { initial |= ObserverFlags.postingThread }
+        if delivery.isMainThread { initial |= ObserverFlags.mainThread }
+        flags = ObserverFlags(initial)
         reference = ObserverReference(observer)
         self.observerType = observerType
         currentMode = delivery
@@ -131,9 +134,11 @@ public class SignalSubscription: Subscription, @unchecked Sendable {
                 // Under the lock, so the bit and the stored mode change together
                 // for readers of the mode; fires read the bit without it.
                 // A subscription with operators keeps its bit aside (see
-                // ObserverFlags.staged).
-                let bit = flags.load() & ObserverFlags.staged != 0 ? ObserverFlags.stagedPostingThread : ObserverFlags.postingThread
-                if newValue.isPostingThread {
+                // ObserverFlags.staged); one whose callback is the main actor's has
+                // none (see ObserverFlags.mainActorCallback).
+                let state = flags.load()
+                let bit = state & ObserverFlags.staged != 0 ? ObserverFlags.stagedPostingThread : ObserverFlags.postingThread
+                if newValue.isPostingThread && state & ObserverFlags.mainActorCallback == 0 {
                     flags.insert(bit)
                 } else {
                     flags.remove(bit)
