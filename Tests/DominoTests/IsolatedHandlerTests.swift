@@ -136,6 +136,21 @@ struct IsolatedHandlerTests {
         #expect(node.subscriptionCount == 0)
     }
 
+    @Test @MainActor func aMainActorOwnerBoundResponderDoesNotAnswerOnceItsOwnerIsGone() {
+        let node = DominoNode()
+        var subscription: Subscription?
+        do {
+            let owner = Host("owner")
+            // Main-actor code, no mode: the responder is the main actor's.
+            subscription = node.respond(to: Ask.self, owner: owner) { _, ask in "answer to \(ask.question)" }
+            #expect(node.request(Ask(question: "one")) == "answer to one")
+        }
+        #expect(subscription?.isActive == false)
+        #expect(node.request(Ask(question: "two")) == nil)
+        // The request that found it gone took it out.
+        #expect(node.subscriptionCount == 0)
+    }
+
     @Test @MainActor func mainActorSubscriberPostedFromABackgroundThreadIsScheduledAndRunsLaterOnTheMainActor() async {
         let controller = CounterViewController()
         controller.viewDidLoad()

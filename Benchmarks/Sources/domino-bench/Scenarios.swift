@@ -52,6 +52,7 @@ enum Scenarios {
             ("typed.bubble.depth100", { typedBubble(depth: 100) }),
             ("typed.bubble.depth1000", { typedBubble(depth: 1_000) }),
             ("request.depth10", { requestDepth10() }),
+            ("request.depth10.mainactor", { requestDepth10MainActor() }),
             ("error.report.depth10", { errorReportDepth10() }),
             ("protocol.post.depth10", { protocolPostDepth10() }),
             ("typed.bubble.depth10.contended", { typedBubbleContended(workers: WorkerPair()) }),
@@ -324,6 +325,29 @@ enum Scenarios {
         return Scenario(
             name: "request.depth10",
             baseline: "notificationcenter.post.1", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.request(Ask())) }
+            return iterations
+        }
+    }
+
+    /// `request.depth10` answered by a responder written in main-actor code (a view
+    /// controller's), requested on the main thread: the responder answers in place.
+    static func requestDepth10MainActor() -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 10, label: "request.mainactor")
+        // The harness builds scenarios and runs them on the main thread.
+        MainActor.assumeIsolated {
+            _ = chain.top.respond(to: Ask.self) { _ in
+                counter.bump()
+                return 1
+            }
+        }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "request.depth10.mainactor",
+            baseline: "request.depth10", target: .atMost(1.2),
             deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(bottom.request(Ask())) }

@@ -532,8 +532,11 @@ final class IsolatedResponder<R: Request>: Responder<R>, @unchecked Sendable {
     }
 
     private func answerHere(_ request: R, into answer: inout R.Response?) throws -> Answering {
-        let liveOwner = owner?.load(as: AnyObject.self)
-        if owner != nil && liveOwner == nil { return .ownerGone }
+        // No owner: nothing loaded, nothing to release (an empty reference's release
+        // is still a call).
+        if owner == nil { return try body(nil, request, &answer) ? .answered : .declined }
+        let liveOwner: AnyObject? = owner?.load(as: AnyObject.self)
+        if liveOwner == nil { return .ownerGone }
         return try body(liveOwner, request, &answer) ? .answered : .declined
     }
 }
