@@ -239,10 +239,11 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
 @usableFromInline
 typealias SignalEntry<each Value: Sendable> = Signal<repeat each Value>.Subscription
 
-/// A signal callback written in isolated code, which is not `Sendable`. It is only
-/// called in the isolation it was written in: on the main actor (through
-/// `runOnMainActor`) or inside `runIsolated(on:)`; that is what makes carrying it in
-/// a `Sendable` box sound.
+/// A signal callback written in an actor's code, which is not `Sendable`. It is only
+/// called in the isolation it was written in, inside `runIsolated(on:)`; that is
+/// what makes carrying it in a `Sendable` box sound. (A callback written in
+/// main-actor code is captured directly, with the same argument: the subscription
+/// calls it only on the main thread; see `ObserverFlags.mainActorCallback`.)
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @usableFromInline
 final class IsolatedCallback<Observer, each Value>: @unchecked Sendable {
