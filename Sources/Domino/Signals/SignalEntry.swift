@@ -97,9 +97,9 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
         return deliverByMode(flags: state, repeat each value) ? delivered : .observerGone
     }
 
-    /// Runs the callback on this thread, as `deliver(flags:_:)` does for the
-    /// posting-thread mode (which keeps its own copy, for the fire loop's code).
-    /// Returns false when the observer is gone.
+    /// Runs the callback on this thread: what every path that found itself where the
+    /// callback runs calls, but `deliver(flags:_:)`'s posting-thread case, which keeps
+    /// its own copy for the fire loop's code. Returns false when the observer is gone.
     @inlinable @inline(__always)
     func deliverHere(_ value: repeat each Value) -> Bool {
         // The strong reference keeps the observer alive for the whole call.
@@ -148,14 +148,12 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     /// any queued delivery: a cancel that returned first wins).
     @usableFromInline
     func deliverInMode(_ value: repeat each Value) -> Bool {
-        var mode = core.withLock { currentMode }
-        if flags.load() & ObserverFlags.mainActorCallback != 0 {
-            mode = .mainThread
-        }
+        // A main-actor callback's mode is not read: it would be set aside anyway.
+        let mode = flags.load() & ObserverFlags.mainActorCallback != 0
+            ? DeliveryMode.mainThread
+            : core.withLock { currentMode }
         if mode.isCurrent(ThreadState.current) {
-            guard let observer = reference.load() else { return false }
-            do { try callback(observer, repeat each value) } catch { core.callbackThrew(error, observerType: observerType) }
-            return true
+            return deliverHere(repeat each value)
         }
         let values = (repeat each value)
         mode.schedule { [self] in
