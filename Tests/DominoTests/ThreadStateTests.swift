@@ -137,3 +137,77 @@ struct WordLockTests {
         WordLock.unlock(lock)
     }
 }
+
+/// A plan's stages after the first live in memory that each thread keeps between
+/// walks (`ThreadState.spareStages`), so that a post reaching two stages or more
+/// allocates nothing in steady state (the benchmark's `typed.post.twostages` counts
+/// the allocations).
+@Suite("A thread's spare memory for a walk's stages")
+struct SpareStageTests {
+    struct Level: Event { let depth: Int }
+
+    /// Runs `body` on a thread of its own, whose state no other test touches.
+    private func onFreshThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+    }
+
+    @Test func aPostReachingTwoStagesLeavesItsStageMemoryForTheThreadsNextPostToReuse() {
+        let seen = Box<[UnsafeRawPointer?]>([])
+        let delivered = Log<String>()
+        onFreshThread {
+            // Two separate chains, posted in turn: a reused list must start empty, or
+            // a post would reach the other chain's stage.
+            var chains: [DominoNode] = []
+            for name in ["a", "b"] {
+                let top = DominoNode(label: "\(name).top")
+                let bottom = DominoNode(label: "\(name).bottom")
+                bottom.mount(at: top)
+                top.subscribe(Level.self, on: .postingThread) { _ in delivered.append("\(name).top") }
+                bottom.subscribe(Level.self, on: .postingThread) { _ in delivered.append("\(name).bottom") }
+                chains += [top, bottom]
+            }
+            for round in 0..<4 {
+                chains[round % 2 == 0 ? 1 : 3].post(Level(depth: 0))
+                let thread = ThreadState.current
+                seen.value.append(UnsafeRawPointer(thread.pointee.spareStages.buffer.baseAddress))
+                // Taken and given back by each post in turn: never a second list.
+                #expect(thread.pointee.spareStagesNested.capacity == 0)
+            }
+            withExtendedLifetime(chains) {}
+        }
+        #expect(delivered.entries == ["a.bottom", "a.top", "b.bottom", "b.top", "a.bottom", "a.top", "b.bottom", "b.top"])
+        #expect(seen.value.count == 4)
+        #expect(seen.value[0] != nil)
+        #expect(Set(seen.value.map { $0.map(UInt.init(bitPattern:)) }).count == 1)
+    }
+
+    @Test func postsNestedDeeperThanTheSpareListsEachReachTheirStagesInRouteOrder() {
+        // Each handler at the bottom posts the next level from the bottom again while
+        // its own plan holds a spare list: four plans at once, two spares, so the
+        // deeper ones grow memory of their own and the last ones ended free it.
+        let delivered = Log<String>()
+        onFreshThread {
+            let top = DominoNode(label: "top")
+            let middle = DominoNode(label: "middle")
+            let bottom = DominoNode(label: "bottom")
+            middle.mount(at: top)
+            bottom.mount(at: middle)
+            for (name, node) in [("top", top), ("middle", middle)] {
+                node.subscribe(Level.self, on: .postingThread) { level in delivered.append("\(name):\(level.depth)") }
+            }
+            bottom.subscribe(Level.self, on: .postingThread) { [weak bottom] level in
+                delivered.append("bottom:\(level.depth)")
+                if level.depth < 3 { bottom?.post(Level(depth: level.depth + 1)) }
+            }
+            for _ in 0..<3 { bottom.post(Level(depth: 0)) }
+        }
+        let once = (0...3).flatMap { depth in ["bottom:\(depth)"] } + (0...3).reversed().flatMap { depth in ["middle:\(depth)", "top:\(depth)"] }
+        #expect(delivered.entries == once + once + once)
+    }
+}

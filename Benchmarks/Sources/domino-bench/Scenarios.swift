@@ -51,6 +51,8 @@ enum Scenarios {
             ("typed.bubble.depth10", { typedBubble(depth: 10) }),
             ("typed.bubble.depth100", { typedBubble(depth: 100) }),
             ("typed.bubble.depth1000", { typedBubble(depth: 1_000) }),
+            ("typed.post.twostages", { typedPostTwoStages() }),
+            ("typed.post.intercepted", { typedPostIntercepted() }),
             ("request.depth10", { requestDepth10() }),
             ("request.depth10.mainactor", { requestDepth10MainActor() }),
             ("error.report.depth10", { errorReportDepth10() }),
@@ -306,6 +308,45 @@ enum Scenarios {
         return Scenario(
             name: "typed.bubble.depth\(depth)",
             baseline: "notificationcenter.post.1", target: depth == 10 ? .atMost(0.75) : nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// A typed post that reaches two stages: a subscriber where it is posted and one
+    /// a level up (a screen and its container both listening, say). More than one
+    /// stage hands the walk to a plan, whose later stages live in memory the thread
+    /// keeps between walks: it must allocate nothing.
+    static func typedPostTwoStages() -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 1, label: "twostages")
+        for node in chain.nodes {
+            node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "typed.post.twostages",
+            baseline: "typed.post.local.1", target: .atMost(2),
+            deliveriesPerOperation: 2, counter: counter, keepAlive: chain.nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// A typed post through an interceptor that lets it on, where it is posted, to the
+    /// subscriber a level up (Domino's interceptors, the README's "reform or stop").
+    static func typedPostIntercepted() -> Scenario {
+        let counter = Counter()
+        let chain = Chain(depth: 1, label: "intercepted")
+        chain.top.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        chain.bottom.intercept(Ping.self) { _ in .proceed }
+        let bottom = chain.bottom
+        return Scenario(
+            name: "typed.post.intercepted",
+            baseline: "typed.bubble.depth1", target: nil,
             deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }

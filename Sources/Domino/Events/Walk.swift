@@ -161,8 +161,22 @@ struct StageList {
 
     @inline(__always)
     mutating func append(_ stage: Stage) {
-        if count == 0 { first = stage } else { rest.append(stage) }
+        if count == 0 {
+            first = stage
+        } else if rest.count < rest.capacity {
+            rest.appendWithinCapacity(stage)
+        } else {
+            appendMakingRoom(stage)
+        }
         count &+= 1
+    }
+
+    /// Appends `stage` to `rest`, which is full: the first time, into one of this
+    /// thread's spare lists (see `ThreadState.spareStages`), else into grown memory.
+    @inline(never)
+    private mutating func appendMakingRoom(_ stage: Stage) {
+        if rest.capacity == 0 { rest = ThreadState.takeSpareStages() }
+        rest.append(stage)
     }
 
     @inline(__always)
@@ -193,8 +207,11 @@ struct StageList {
         return storage
     }
 
-    /// Frees the list's memory. The list must not be used afterwards.
-    func deallocate() { rest.deallocate() }
+    /// Gives the list's memory back to this thread's spares (or frees it). The list
+    /// must not be used afterwards.
+    func deallocate() {
+        if rest.capacity > 0 { ThreadState.keepSpareStages(rest) }
+    }
 }
 
 /// Everything a walk read under the lock.

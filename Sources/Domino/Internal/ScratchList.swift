@@ -37,6 +37,14 @@ struct ScratchList<Element> {
         count &+= 1
     }
 
+    /// Appends `element` to a list with room for it (`count < capacity`).
+    @inline(__always)
+    mutating func appendWithinCapacity(_ element: Element) {
+        assert(count < capacity, "ScratchList.appendWithinCapacity on a full list")
+        (base.unsafelyUnwrapped + count).initialize(to: element)
+        count &+= 1
+    }
+
     /// Stores `element` at `index`, which is at most `count`: in place below it, else
     /// appended. For a list that each walk overwrites from the start, so that it
     /// need not be emptied (a thread's `stageNodes`).

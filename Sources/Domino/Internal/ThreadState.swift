@@ -45,6 +45,13 @@ struct ThreadState {
     /// (see `DominoNode.collectLean`): written only when one does, read by the plan
     /// that takes the walk over.
     var handover: DominoNode.Handover = .start
+    /// Memory for the stages after the first of a plan (`StageList`), kept between
+    /// walks so that a post reaching two stages or more allocates nothing in steady
+    /// state: a list takes a spare when it first needs room and gives it back when
+    /// its plan ends. Two, so that a handler's own post (one level of nesting) finds
+    /// one too; a plan ended while both are full frees its memory.
+    var spareStages = ScratchList<Stage>()
+    var spareStagesNested = ScratchList<Stage>()
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
@@ -85,6 +92,37 @@ struct ThreadState {
         signpostID(nesting: nestingCount(thread))
     }
 
+    /// A spare list for a plan's stages after the first (see `spareStages`), or an
+    /// empty list when this thread has none left.
+    @inline(never)
+    static func takeSpareStages() -> ScratchList<Stage> {
+        let thread = current
+        var spare: ScratchList<Stage>
+        if thread.pointee.spareStages.capacity > 0 {
+            spare = thread.pointee.spareStages
+            thread.pointee.spareStages = ScratchList()
+        } else {
+            spare = thread.pointee.spareStagesNested
+            thread.pointee.spareStagesNested = ScratchList()
+        }
+        spare.removeAll()
+        return spare
+    }
+
+    /// Keeps `stages`' memory (its list ended) for a later plan on this thread, or
+    /// frees it when both spares are taken.
+    @inline(never)
+    static func keepSpareStages(_ stages: ScratchList<Stage>) {
+        let thread = current
+        if thread.pointee.spareStages.capacity == 0 {
+            thread.pointee.spareStages = stages
+        } else if thread.pointee.spareStagesNested.capacity == 0 {
+            thread.pointee.spareStagesNested = stages
+        } else {
+            stages.deallocate()
+        }
+    }
+
     /// A pthread key used only for its destructor, which frees a thread's state when
     /// the thread exits; walks read the state through the thread-local word. The
     /// destructor clears that word too, so that a post from another key's destructor
@@ -94,6 +132,8 @@ struct ThreadState {
         _domino_thread_state_set(nil)
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
         state.pointee.stageNodes.deallocate()
+        state.pointee.spareStages.deallocate()
+        state.pointee.spareStagesNested.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
