@@ -285,6 +285,94 @@ extension LockFreePostTests {
     }
 }
 
+/// Two plain stages are delivered without a plan too (`collectLean(_:secondStage:…)`,
+/// the second kept in the thread's state); a third stage hands the walk to a plan
+/// that goes on with both.
+///
+/// Declared before the first test that subscribes a capture handler or a group
+/// interceptor: from then on the walk gate says so and every post collects into a
+/// plan (tests run in the order declared, one at a time).
+extension LockFreePostTests {
+    /// True while posts may walk without a plan: the gate open, and neither group
+    /// interceptors nor capture handlers ever used in this process.
+    private var postsWalkWithoutAPlan: Bool {
+        withExtendedLifetime(graphLock) {
+            GraphLock.walkGate != 0 && GraphLock.walkGate & (GraphLock.gateGroups | GraphLock.gateCaptures) == 0
+        }
+    }
+
+    @Test func aPostToTwoSubscribedNodesReachesBothInRouteOrderAndVisitsTheWholeRouteWhileAWriterHoldsTheLock() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        let order = Log<String>()
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _ in order.append("n1") }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { _ in order.append("n3") }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (result, waited) = whileAWriterHoldsTheLock { nodes[0].post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(order.entries == ["n1", "n3"])
+        #expect(result.deliveries == 2)
+        #expect(result.nodesVisited == 5)
+        #expect(result.stopReason == nil)
+    }
+
+    @Test func aPostStoppedAtTheSecondOfTwoSubscribedNodesSaysWhereItStopped() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _ in }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { _, propagation in propagation.stopImmediately() }
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(result.deliveries == 2)
+        #expect(result.nodesVisited == 4)
+        #expect(result.stopReason == .subscriberImmediately)
+        #expect(result.stoppedAt == "n3")
+    }
+
+    @Test func aPostStoppedAtTheFirstOfTwoSubscribedNodesNeverReachesTheSecond() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        let heard = Counter()
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _, propagation in propagation.stop() }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(heard.value == 0)
+        #expect(result.deliveries == 1)
+        #expect(result.nodesVisited == 2)
+        #expect(result.stoppedAt == "n1")
+    }
+
+    @Test func aPostToThreeSubscribedNodesReachesEachOnceInRouteOrderWhileAWriterHoldsTheLock() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(6)
+        let order = Log<String>()
+        for index in [0, 2, 4] {
+            nodes[index].subscribe(Ping.self, on: .postingThread) { _ in order.append("n\(index)") }
+        }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (result, waited) = whileAWriterHoldsTheLock { nodes[0].post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(order.entries == ["n0", "n2", "n4"])
+        #expect(result.deliveries == 3)
+        #expect(result.nodesVisited == 6)
+    }
+
+    @Test func aRequestDeclinedAtTheFirstOfTwoRespondingNodesIsAnsweredAtTheSecondWhileAWriterHoldsTheLock() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let chain = makeChain(4)
+        let asked = Log<String>()
+        chain[1].respond(to: Ask.self, on: .postingThread) { asked.append("declined \($0.question)"); return nil }
+        chain[3].respond(to: Ask.self, on: .postingThread) { "answer to \($0.question)" }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (answer, waited) = whileAWriterHoldsTheLock { chain[0].request(Ask(question: "q")) }
+        #expect(!waited, "the request waited for the writer that held the lock")
+        #expect(asked.entries == ["declined q"])
+        #expect(answer == "answer to q")
+    }
+}
+
 extension LockFreePostTests {
     @Test func seededSequencesWithoutCyclesAgreeWithTheReferenceModel() throws {
         // The model-based tests' sequences, drawn without a cycle (which would close

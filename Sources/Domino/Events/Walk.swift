@@ -966,7 +966,9 @@ extension DominoNode {
         let found = collectLean(key, thread: thread)
         if let table = found.table {
             let stage = Stage(handlers: table, bits: found.bits)
-            let result = Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: found.visited, routeCutShort: false, thread: thread)
+            let result = found.twoStages
+                ? Self.deliver(value, key: key, first: stage, thenLeanSecondOf: thread, writes: writes, nodesVisited: found.visited)
+                : Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: found.visited, routeCutShort: false, thread: thread)
             GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
             return result
         }
@@ -983,8 +985,16 @@ extension DominoNode {
         /// The table of the route's one stage, without reformers or interceptors,
         /// pinned for delivery in `parity`; else nil.
         let table: Unmanaged<HandlerTable>?
-        /// The stage's mode code, tracing flag and place (`Stage.bits`).
-        let bits: UInt32
+        /// The stage's mode code, tracing flag and place (`Stage.bits`) in the low 32
+        /// bits; bit 32 set when the route has a second stage, as plain as the
+        /// first, further up: in the thread's `leanSecondStage`, pinned with the
+        /// first. One word: a fifth field would make the struct be returned through
+        /// memory.
+        let stageWord: UInt64
+        /// The stage's `Stage.bits`.
+        var bits: UInt32 { UInt32(truncatingIfNeeded: stageWord) }
+        /// True when the walk kept a second stage (see `stageWord`).
+        var twoStages: Bool { stageWord >> 32 != 0 }
         /// The nodes on the route.
         let visited: Int
         /// With a table, the delivery pin's parity; without one, -1 when the route
@@ -999,6 +1009,12 @@ extension DominoNode {
     /// records where it stands in the thread's `handover` for a plan to take over
     /// (`plan(from:key:readParity:thread:)`). A function of its own, not generic, so
     /// that the generic post and request that call it stay small.
+    ///
+    /// A second stage further up is kept too when neither it nor the first has
+    /// reformers or interceptors (handlers at two levels: measured, a post to both
+    /// 1,201 instructions through a plan, ... without one); its node goes where a
+    /// plan would keep it (the thread's `stageNodes`), so that a plan taking over at
+    /// a third stage, a branch or a moved epoch goes on with both.
     @inline(never)
     func collectLean(_ key: SlotKey, thread: UnsafeMutablePointer<ThreadState>) -> LeanFound {
         // The walk's own node needs no pin to be read (the caller holds it): a
@@ -1007,13 +1023,13 @@ extension DominoNode {
         let originMode = publishedMode
         if DominoNode.declinesWalksWithoutALock(originMode) {
             thread.pointee.handover = .declinedAtOrigin
-            return LeanFound(table: nil, bits: 0, visited: 0, parity: 0)
+            return LeanFound(table: nil, stageWord: 0, visited: 0, parity: 0)
         }
         let stripe = thread.pointee.stripe
         let readParity = GraphLock.pinWithoutLock(stripe: stripe)
         func handOver(_ handover: Handover) -> LeanFound {
             thread.pointee.handover = handover
-            return LeanFound(table: nil, bits: 0, visited: 0, parity: readParity)
+            return LeanFound(table: nil, stageWord: 0, visited: 0, parity: readParity)
         }
         // The sequence before the gate, as in `collectPublished`.
         let sequenceWord = GraphLock.linkSequenceAddress
@@ -1030,8 +1046,16 @@ extension DominoNode {
         while true {
             guard let found = Self.readPublished(link, key) else { return handOver(.declined) }
             if found.parents.isMultiple || (found.table != nil && table != nil) {
+                if let secondTable = found.table, let firstTable = table, !found.parents.isMultiple {
+                    // Out of line, so that this loop keeps its registers.
+                    return Self.collectLean(
+                        key, secondStage: secondTable, modeWord: found.mode, at: link, parents: found.parents,
+                        after: Stage(published: firstTable, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position),
+                        at: stageLink, visited: visited, gate: gate, sequence: sequence, readParity: readParity, thread: thread
+                    )
+                }
                 let first = table.map { Stage(published: $0, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position) }
-                return handOver(.resuming(at: link, visited: visited, first: first, firstNode: stageLink, gate: gate, sequence: sequence))
+                return handOver(.resuming(at: link, visited: visited, first: first, withSecond: false, firstNode: stageLink, gate: gate, sequence: sequence))
             }
             visited &+= 1
             if let foundTable = found.table {
@@ -1046,17 +1070,66 @@ extension DominoNode {
         }
         guard let table else {
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
-            return LeanFound(table: nil, bits: 0, visited: visited, parity: -1)
+            return LeanFound(table: nil, stageWord: 0, visited: visited, parity: -1)
         }
         let stage = Stage(published: table, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position)
         guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else {
-            return handOver(.epochMoved(stage, at: stageLink, visited: visited))
+            return handOver(.epochMoved(stage, withSecond: false, at: stageLink, visited: visited))
         }
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
         if stage.withTable({ $0.hasReformers || $0.hasInterceptors }) {
             return handOver(.pinned(stage, visited: visited))
         }
-        return LeanFound(table: table, bits: stage.bits, visited: visited, parity: readParity)
+        return LeanFound(table: table, stageWord: UInt64(stage.bits), visited: visited, parity: readParity)
+    }
+
+    /// The rest of `collectLean` from the node of `link`, where it found a second
+    /// stage (`table`, its node's mode word `modeWord` and parents `parents`) after
+    /// the stage `first` (at `firstLink`) and `visited` nodes: when neither stage
+    /// has reformers or interceptors and none follows, keeps the second in the
+    /// thread's `leanSecondStage` (its node in `stageNodes[0]`, where a plan keeps
+    /// a second stage's node), and returns both pinned for delivery; else hands
+    /// over to a plan as `collectLean` does, with both stages when it kept them.
+    @inline(never)
+    static func collectLean(
+        _ key: SlotKey, secondStage table: Unmanaged<HandlerTable>, modeWord: UInt32, at link: NodeLink, parents: NodeList.Shape,
+        after first: Stage, at firstLink: NodeLink, visited: Int, gate: UInt, sequence: UInt, readParity: Int,
+        thread: UnsafeMutablePointer<ThreadState>
+    ) -> LeanFound {
+        func handOver(_ handover: Handover) -> LeanFound {
+            thread.pointee.handover = handover
+            return LeanFound(table: nil, stageWord: 0, visited: 0, parity: readParity)
+        }
+        guard isPlain(first.handlers), isPlain(table) else {
+            return handOver(.resuming(at: link, visited: visited, first: first, withSecond: false, firstNode: firstLink, gate: gate, sequence: sequence))
+        }
+        let sequenceWord = GraphLock.linkSequenceAddress
+        var visited = visited &+ 1
+        thread.pointee.leanSecondStage = Stage(published: table, modeWord: modeWord, defaultCode: gate, traceAll: false, position: visited)
+        thread.pointee.stageNodes.set(link, at: 0)
+        if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
+        var parents = parents
+        while let next = parents.only {
+            guard let found = readPublished(next, key) else { return handOver(.declined) }
+            if found.parents.isMultiple || found.table != nil {
+                return handOver(.resuming(at: next, visited: visited, first: first, withSecond: true, firstNode: firstLink, gate: gate, sequence: sequence))
+            }
+            visited &+= 1
+            if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
+            parents = found.parents
+        }
+        let stripe = thread.pointee.stripe
+        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else {
+            return handOver(.epochMoved(first, withSecond: true, at: firstLink, visited: visited))
+        }
+        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        return LeanFound(table: first.handlers, stageWord: UInt64(first.bits) | 1 << 32, visited: visited, parity: readParity)
+    }
+
+    /// True when `table` has neither reformers nor interceptors.
+    @inline(__always)
+    static func isPlain(_ table: Unmanaged<HandlerTable>) -> Bool {
+        table._withUnsafeGuaranteedRef { !($0.hasReformers || $0.hasInterceptors) }
     }
 
     /// Where a post's or a request's walk without a plan (`collectLean`) hands over
@@ -1072,13 +1145,16 @@ extension DominoNode {
         /// the walk: the plan collects again (under the stripe if it must). Read pin
         /// held.
         case declined
-        /// A second stage or a branching route at `link`, after `visited` nodes and
-        /// the stage `first` (at `firstNode`): the plan's walk goes on from there.
-        /// Read pin held.
-        case resuming(at: NodeLink, visited: Int, first: Stage?, firstNode: NodeLink, gate: UInt, sequence: UInt)
-        /// The one stage collected, but the epoch moved before the delivery pin: the
-        /// plan pins with a check and loads the table word again. Read pin held.
-        case epochMoved(Stage, at: NodeLink, visited: Int)
+        /// A stage the walk does not keep or a branching route at `link`, after
+        /// `visited` nodes
+        /// and the stage `first` (at `firstNode`), and with `withSecond` a plain
+        /// second stage (in the thread's `leanSecondStage`, its node in
+        /// `stageNodes[0]`): the plan's walk goes on from there. Read pin held.
+        case resuming(at: NodeLink, visited: Int, first: Stage?, withSecond: Bool, firstNode: NodeLink, gate: UInt, sequence: UInt)
+        /// The stages collected (one, or with `withSecond` two plain ones, as in
+        /// `resuming`), but the epoch moved before the delivery pin: the plan pins
+        /// with a check and loads the table words again. Read pin held.
+        case epochMoved(Stage, withSecond: Bool, at: NodeLink, visited: Int)
         /// The one stage collected and pinned for delivery, with reformers or
         /// interceptors: the plan's delivery. Read pin given back, delivery pin held.
         case pinned(Stage, visited: Int)
@@ -1101,16 +1177,18 @@ extension DominoNode {
         case .declined:
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
             collectAgain(key, into: &plan, thread: thread)
-        case let .resuming(link, visited, first, firstNode, gate, sequence):
+        case let .resuming(link, visited, first, withSecond, firstNode, gate, sequence):
             if let first { plan.stages.append(first) }
+            if withSecond { plan.stages.append(thread.pointee.leanSecondStage.unsafelyUnwrapped) }
             let collected = Self.collectPublishedResuming(
                 from: link, key, into: &plan, visited: visited, firstNode: firstNode, gate: gate,
                 sequenceWord: GraphLock.linkSequenceAddress, sequence: sequence, readParity: readParity, thread: thread
             )
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
             if !collected { collectAgain(key, into: &plan, thread: thread) }
-        case let .epochMoved(stage, stageLink, visited):
+        case let .epochMoved(stage, withSecond, stageLink, visited):
             plan.stages.append(stage)
+            if withSecond { plan.stages.append(thread.pointee.leanSecondStage.unsafelyUnwrapped) }
             plan.nodesVisited = visited
             let checked = Self.checkPublishedStages(key, of: &plan, firstNode: stageLink, thread: thread)
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
@@ -1168,6 +1246,38 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
         }
         return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: routeCutShort)
+    }
+
+    /// `deliver` for two plain stages, the first nearer the posting node, not traced
+    /// from the start: each stage's handlers in route order, until one stops it.
+    /// The second is the one `collectLean` kept in the thread's state, taken from
+    /// it before any handler runs.
+    @inline(never)
+    static func deliver<Payload: Sendable>(
+        _ value: Payload, key: SlotKey, first: Stage, thenLeanSecondOf thread: UnsafeMutablePointer<ThreadState>, writes: Int, nodesVisited: Int
+    ) -> PostResult {
+        let second = thread.pointee.leanSecondStage.unsafelyUnwrapped
+        var deliveries = 0
+        var scheduled = 0
+        var orphans = Orphans()
+        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        var stopped: (stage: Stage, stop: Propagation.Stop)?
+        let firstPropagation = notify(value, at: first, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+        if let stop = firstPropagation.requestedStop {
+            stopped = (first, stop)
+        } else {
+            let secondPropagation = notify(value, at: second, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+            if let stop = secondPropagation.requestedStop { stopped = (second, stop) }
+        }
+        orphans.purge()
+        guard let (stage, stop) = stopped else {
+            return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: false)
+        }
+        let stopReason: PostResult.StopReason = stop == .immediately ? .subscriberImmediately : .subscriber
+        if stage.traced {
+            Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
+        }
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: false)
     }
 
     /// `deliver` along a collected plan: every case (captures, reformers,
@@ -1364,9 +1474,13 @@ extension DominoNode {
             let plan = plan(from: thread.pointee.handover, key: .of(R.self), readParity: found.parity, thread: thread)
             return try ask(request, into: &answer, following: plan, thread: thread)
         }
-        let stage = Stage(handlers: table, bits: found.bits)
+        var stage = Stage(handlers: table, bits: found.bits)
         var tally = RequestTally()
         Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
+        if found.twoStages && !tally.answered && tally.failure == nil {
+            stage = thread.pointee.leanSecondStage.unsafelyUnwrapped
+            Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
+        }
         tally.orphans.purge()
         GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
         if let failure = tally.failure { throw failure }

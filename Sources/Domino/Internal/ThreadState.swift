@@ -45,6 +45,10 @@ struct ThreadState {
     /// (see `DominoNode.collectLean`): written only when one does, read by the plan
     /// that takes the walk over.
     var handover: DominoNode.Handover = .start
+    /// The second stage of a post whose walk without a plan kept two (see
+    /// `DominoNode.collectLean`): written when it returns them, read at once by the
+    /// post that called it.
+    var leanSecondStage: Stage?
     /// Memory for the stages after the first of a plan (`StageList`), kept between
     /// walks so that a post reaching two stages or more allocates nothing in steady
     /// state: a list takes a spare when it first needs room and gives it back when
