@@ -358,6 +358,21 @@ extension LockFreePostTests {
         #expect(result.nodesVisited == 6)
     }
 
+    @Test func aRequestWhoseFirstResponderPostsToTwoStagesOfItsOwnBeforeDecliningIsAnsweredAtItsOwnSecond() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        // The responder's post keeps its own second stage in the thread's state while
+        // the request's walk has one there too.
+        let chain = makeChain(4)
+        let other = makeChain(3)
+        let heard = Log<String>()
+        other[0].subscribe(Ping.self, on: .postingThread) { _ in heard.append("other0") }
+        other[2].subscribe(Ping.self, on: .postingThread) { _ in heard.append("other2") }
+        chain[1].respond(to: Ask.self, on: .postingThread) { _ in other[0].post(Ping(value: 1)); return nil }
+        chain[3].respond(to: Ask.self, on: .postingThread) { "answer to \($0.question)" }
+        #expect(chain[0].request(Ask(question: "q")) == "answer to q")
+        #expect(heard.entries == ["other0", "other2"])
+    }
+
     @Test func aRequestDeclinedAtTheFirstOfTwoRespondingNodesIsAnsweredAtTheSecondWhileAWriterHoldsTheLock() throws {
         try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
         let chain = makeChain(4)

@@ -1012,7 +1012,7 @@ extension DominoNode {
     ///
     /// A second stage further up is kept too when neither it nor the first has
     /// reformers or interceptors (handlers at two levels: measured, a post to both
-    /// 1,201 instructions through a plan, ... without one); its node goes where a
+    /// 1,201 instructions through a plan, 732 without one); its node goes where a
     /// plan would keep it (the thread's `stageNodes`), so that a plan taking over at
     /// a third stage, a branch or a moved epoch goes on with both.
     @inline(never)
@@ -1145,11 +1145,11 @@ extension DominoNode {
         /// the walk: the plan collects again (under the stripe if it must). Read pin
         /// held.
         case declined
-        /// A stage the walk does not keep or a branching route at `link`, after
-        /// `visited` nodes
-        /// and the stage `first` (at `firstNode`), and with `withSecond` a plain
-        /// second stage (in the thread's `leanSecondStage`, its node in
-        /// `stageNodes[0]`): the plan's walk goes on from there. Read pin held.
+        /// A stage the walk does not keep, or a branching route, at `link`, after
+        /// `visited` nodes and the stage `first` (at `firstNode`), and with
+        /// `withSecond` a plain second stage (in the thread's `leanSecondStage`, its
+        /// node in `stageNodes[0]`): the plan's walk goes on from there. Read pin
+        /// held.
         case resuming(at: NodeLink, visited: Int, first: Stage?, withSecond: Bool, firstNode: NodeLink, gate: UInt, sequence: UInt)
         /// The stages collected (one, or with `withSecond` two plain ones, as in
         /// `resuming`), but the epoch moved before the delivery pin: the plan pins
@@ -1251,7 +1251,7 @@ extension DominoNode {
     /// `deliver` for two plain stages, the first nearer the posting node, not traced
     /// from the start: each stage's handlers in route order, until one stops it.
     /// The second is the one `collectLean` kept in the thread's state, taken from
-    /// it before any handler runs.
+    /// it before any handler runs (a handler's own post may keep another there).
     @inline(never)
     static func deliver<Payload: Sendable>(
         _ value: Payload, key: SlotKey, first: Stage, thenLeanSecondOf thread: UnsafeMutablePointer<ThreadState>, writes: Int, nodesVisited: Int
@@ -1475,10 +1475,13 @@ extension DominoNode {
             return try ask(request, into: &answer, following: plan, thread: thread)
         }
         var stage = Stage(handlers: table, bits: found.bits)
+        // Read before any responder runs: one that posts or requests in turn may
+        // keep a second stage of its own there.
+        let second = found.twoStages ? thread.pointee.leanSecondStage : nil
         var tally = RequestTally()
         Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
-        if found.twoStages && !tally.answered && tally.failure == nil {
-            stage = thread.pointee.leanSecondStage.unsafelyUnwrapped
+        if let second, !tally.answered && tally.failure == nil {
+            stage = second
             Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
         }
         tally.orphans.purge()

@@ -45,13 +45,14 @@ struct ThreadState {
     /// (see `DominoNode.collectLean`): written only when one does, read by the plan
     /// that takes the walk over.
     var handover: DominoNode.Handover = .start
-    /// The second stage of a post whose walk without a plan kept two (see
-    /// `DominoNode.collectLean`): written when it returns them, read at once by the
-    /// post that called it.
+    /// The second stage of a post or request whose walk without a plan kept two
+    /// (see `DominoNode.collectLean(_:secondStage:…)`): written by that walk, read by
+    /// the post or request before any handler runs, or by the plan it hands over to.
+    /// Stale otherwise, never read then (it holds no reference).
     var leanSecondStage: Stage?
     /// Memory for the stages after the first of a plan (`StageList`), kept between
-    /// walks so that a post reaching two stages or more allocates nothing in steady
-    /// state: a list takes a spare when it first needs room and gives it back when
+    /// walks so that a walk whose plan has two stages or more allocates nothing in
+    /// steady state: a list takes a spare when it first needs room and gives it back when
     /// its plan ends. Two, so that a handler's own post (one level of nesting) finds
     /// one too; a plan ended while both are full frees its memory.
     var spareStages = ScratchList<Stage>()
