@@ -53,6 +53,7 @@ enum Scenarios {
             ("typed.bubble.depth1000", { typedBubble(depth: 1_000) }),
             ("typed.post.twostages", { typedPostTwoStages() }),
             ("typed.post.intercepted", { typedPostIntercepted() }),
+            ("typed.post.stream", { typedPostStream() }),
             ("request.depth10", { requestDepth10() }),
             ("request.depth10.mainactor", { requestDepth10MainActor() }),
             ("error.report.depth10", { errorReportDepth10() }),
@@ -350,6 +351,25 @@ enum Scenarios {
             deliveriesPerOperation: 1, counter: counter, keepAlive: chain.nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// A typed post into a `for await` loop (`stream(of:)`) beside a subscriber: what
+    /// a post costs when it also yields into an `AsyncStream` (whose own yield is most
+    /// of it). The loop does not consume, and the stream keeps the newest event only,
+    /// so the buffer stays one event long.
+    static func typedPostStream() -> Scenario {
+        let counter = Counter()
+        let node = DominoNode(label: "stream")
+        let iterator = StreamIteratorBox(node.stream(of: Ping.self, bufferingPolicy: .bufferingNewest(1)).makeAsyncIterator())
+        node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        return Scenario(
+            name: "typed.post.stream",
+            baseline: "typed.post.local.1", target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: [node, iterator]
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(node.post(Ping(lane: 0))) }
             return iterations
         }
     }
@@ -662,6 +682,12 @@ final class SignalObserverObject: Sendable {}
 
 /// `depth + 1` nodes, each mounted at the one before: `top` is the root and
 /// `bottom` is `depth` levels below it. Built top-down, the way a UI tree grows.
+/// Keeps a stream's iterator (and so its subscription) alive for a scenario.
+final class StreamIteratorBox: @unchecked Sendable {
+    let iterator: EventStream<Ping>.Iterator
+    init(_ iterator: EventStream<Ping>.Iterator) { self.iterator = iterator }
+}
+
 struct Chain {
     let nodes: [DominoNode]
 
