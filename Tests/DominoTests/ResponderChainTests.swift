@@ -792,14 +792,91 @@ struct DeepResponderChainTests {
         a.setNext(b)
         let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
         let bNode = Log<DominoNode>()
+        // Made once even when two threads read b's link at once: a broadcast anywhere
+        // (another test's, in parallel) reads every responder node's chain, a's too.
         b.onRead { [weak b] in
-            if let b, bNode.entries.isEmpty { bNode.append(DominoNode(label: "b", responder: b)) }
+            if let b { bNode.appendIfEmpty { DominoNode(label: "b", responder: b) } }
         }
         let result = aNode.post(Ping(value: 1))
         #expect(result.nodesVisited == 3)
         #expect(aNode.resolvedSuccessor === bNode.entries.first)
         #expect(bNode.entries.first?.resolvedSuccessor === cNode)
         withExtendedLifetime((a, b, c)) {}
+    }
+
+    @Test func aNodeMadeForAResponderWhileAPostChecksALinkReadPastItIsOnThatPostsRoute() {
+        // a > b > c, a's link read while b had no node (a leads to c); b gets its node
+        // while the next post reads a's chain to check that link, not to resolve it.
+        let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
+        b.setNext(c)
+        a.setNext(b)
+        let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
+        #expect(aNode.post(Ping(value: 0)).nodesVisited == 2)
+        let bNode = Log<DominoNode>()
+        b.onRead { [weak b] in
+            if let b { bNode.appendIfEmpty { DominoNode(label: "b", responder: b) } }
+        }
+        #expect(aNode.post(Ping(value: 1)).nodesVisited == 3)
+        #expect(aNode.resolvedSuccessor === bNode.entries.first)
+        withExtendedLifetime((a, b, c, cNode)) {}
+    }
+
+    @Test func aNodeMadeForAResponderWhileABroadcastChecksEveryChainHearsThatBroadcast() {
+        // As above, for the checks of every responder node's chain that a walk down
+        // makes: b's node, made while they read a's chain, follows c. (Found so by
+        // those checks, and again by the walk, which reads every chain again when a
+        // node was made since it began.)
+        let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
+        b.setNext(c)
+        a.setNext(b)
+        let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
+        #expect(cNode.broadcast(Ping(value: 0)).nodesVisited == 2)
+        let bNode = Log<DominoNode>(), heard = Log<String>()
+        b.onRead { [weak b] in
+            guard let b else { return }
+            bNode.appendIfEmpty {
+                let node = DominoNode(label: "b", responder: b)
+                node.subscribe(Ping.self, on: .postingThread) { _ in heard.append("b") }
+                return node
+            }
+        }
+        let result = cNode.broadcast(Ping(value: 1))
+        #expect(result.nodesVisited == 3)
+        #expect(heard.entries == ["b"])
+        withExtendedLifetime((a, b, c, aNode)) {}
+    }
+
+    @Test func postsReadingPastAResponderWhoseNodeIsMadeMeanwhileReachThatNodeWhileAnotherThreadBroadcasts() {
+        // The other thread's broadcasts read every responder chain (a's too), and may
+        // install a > c before b's node is made; the post then checks that link while
+        // its own read of b's chain makes b's node (seen: 16 posts in 20,000 skipped
+        // b when the check did not notice).
+        let done = Counter()
+        let churn = Thread {
+            let plain = DominoNode(label: "plain")
+            while done.value == 0 { plain.broadcast(Ping(value: 0)) }
+            done.increment()
+        }
+        churn.start()
+        let wrong = Log<String>()
+        for iteration in 0..<5_000 {
+            let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
+            b.setNext(c)
+            a.setNext(b)
+            let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
+            let bNode = Log<DominoNode>()
+            b.onRead { [weak b] in
+                if let b { bNode.appendIfEmpty { DominoNode(label: "b", responder: b) } }
+            }
+            let visited = aNode.post(Ping(value: 1)).nodesVisited
+            if visited != 3 || aNode.resolvedSuccessor !== bNode.entries.first {
+                wrong.append("\(iteration): \(visited) nodes")
+            }
+            withExtendedLifetime((a, b, c, cNode)) {}
+        }
+        done.increment()
+        while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(wrong.entries == [])
     }
 
     @Test func firstPostsOnFreshDeepChainsReachTheTopWhileAnotherThreadMakesResponderNodesAndBroadcasts() {

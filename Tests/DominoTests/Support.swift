@@ -20,6 +20,14 @@ final class Log<Entry: Sendable>: @unchecked Sendable {
     }
 
     var count: Int { entries.count }
+
+    /// Appends what `make` returns when the log is empty, checked and appended under
+    /// one hold of the lock, so that two threads calling it at once append once.
+    func appendIfEmpty(_ make: () -> Entry) {
+        lock.lock()
+        defer { lock.unlock() }
+        if storage.isEmpty { storage.append(make()) }
+    }
 }
 
 /// Runs `body` while another thread holds the graph's exclusive lock, as a writer in

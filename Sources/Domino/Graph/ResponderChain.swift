@@ -176,8 +176,12 @@ enum ResponderRegistry {
     /// Bumped under the exclusive lock whenever a responder node is registered or
     /// unregistered: while it stays, the responders that have a node stay the same,
     /// and so does where a chain read along the same responders leads (see
-    /// `ResponderLink.readPath`).
-    @exclusivity(unchecked) nonisolated(unsafe) static var membership = 0
+    /// `ResponderLink.readPath`). Changed under the exclusive lock; read under a
+    /// stripe, or without a lock where that is enough (`ChainChecks.hold`).
+    static var membership: Int {
+        get { Int(bitPattern: GraphLock.responderMembership) }
+        set { GraphLock.responderMembership = UInt(bitPattern: newValue) }
+    }
 }
 
 /// What one ``DominoNode/refreshResponderChain()`` may leave unread, and whether it
@@ -791,6 +795,12 @@ struct ChainChecks {
     /// before the registry last changed, found too long, a host gone, a chain never
     /// read that cannot be read here.
     private(set) var checkable = true
+    /// `ResponderRegistry.membership` when the entries that read were added (each
+    /// such link's path is valid at it); nil while none reads. `hold` compares it
+    /// again after reading the chains, outside the lock: a responder read there may
+    /// have got its node meanwhile (made by the read itself, or on another thread),
+    /// and a path through it then leads past that node.
+    private var membership: Int?
     /// True for the checks of every responder node (`refreshEveryResponderChain`),
     /// added in any order: each entry that reads compares the last responder read
     /// with its successor's host, which is held by the successor's own entry when
@@ -829,7 +839,9 @@ struct ChainChecks {
             entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: comparedID, weakHost: weakHost, reads: false))
             return
         }
-        guard link.readPathMembership == ResponderRegistry.membership,
+        // Loaded once: the lock is held across every `add`.
+        if membership == nil { membership = ResponderRegistry.membership }
+        guard link.readPathMembership == membership.unsafelyUnwrapped,
               !link.readPath.isEmpty || link.successor == nil,
               let host = link.host else {
             checkable = false
@@ -868,9 +880,23 @@ struct ChainChecks {
         return weakHost < 0 || weakHosts[weakHost].refers(to: responder, recordedAs: id)
     }
 
-    /// True when every chain, read now, leads where its link does. Outside the lock.
+    /// True when every chain, read now, leads where its link does, and no responder
+    /// node was made or dropped since the links' paths were taken. Outside the lock.
     func hold(onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        guard checkable else { return false }
+        guard checkable, readsHold(onMainThread: onMainThread, thread: thread) else { return false }
+        // Found probing a flaky test: a post read a chain through a responder whose
+        // node was made during the read (by another thread's broadcast, which reads
+        // every chain), took the link past it as holding, and skipped that node (16
+        // posts in 20,000).
+        // Loaded without a lock: one that has not seen a node made during the
+        // reads orders this walk before that node (a node made before the walk
+        // collected its route changed the membership the entries were taken at).
+        guard let membership else { return true }
+        return ResponderRegistry.membership == membership
+    }
+
+    /// The reads of `hold`.
+    private func readsHold(onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         for index in entries.indices {
             // Fields read in place: a copy of the entry cost a retain and a release
             // of each of its references, and so did a copy of the host (whose counts,

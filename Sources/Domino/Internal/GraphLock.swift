@@ -88,6 +88,17 @@ final class GraphLock: @unchecked Sendable {
     /// Where `strictRequests` lives: beside the responders' word.
     private static var strictRequestsWord: UnsafeMutableRawPointer { epochWord + 4 * MemoryLayout<UInt>.stride }
 
+    /// Where `responderMembership` lives: beside `strictRequests`.
+    private static var responderMembershipWord: UnsafeMutableRawPointer { epochWord + 5 * MemoryLayout<UInt>.stride }
+
+    /// `ResponderRegistry.membership`, in a word of its own: stored (releasing) under
+    /// the exclusive lock, loaded (acquiring) under a stripe or without a lock, by
+    /// `ChainChecks.hold` after it read the chains it checks, outside the lock.
+    static var responderMembership: UInt {
+        get { AtomicWord.load(responderMembershipWord) }
+        set { AtomicWord.storeReleasing(responderMembershipWord, newValue) }
+    }
+
     /// The process-wide `Diagnostics.reportsUnansweredRequests`, which every
     /// unanswered request reads: a word of its own, loaded and stored atomically
     /// without a lock, so that such a request, like every walk, never waits for a

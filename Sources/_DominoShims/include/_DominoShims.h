@@ -36,7 +36,7 @@ static inline __attribute__((always_inline)) void *_Nullable _domino_try_retain(
 }
 
 /// The graph lock's words (`GraphLock`: each stripe's mutex and pin counts, the limbo
-/// flag, the epoch, the walk gate, the link sequence), in static storage: walks reach
+/// flag, the epoch, the walk gate, the link sequence and the words beside it), in static storage: walks reach
 /// them at a fixed address, where a Swift global would cost a `swift_once` at every
 /// access. Zero until `GraphLock` initializes the mutexes (nothing locks before that);
 /// a zero walk gate is closed, which sends walks to the path that initializes it.
