@@ -386,6 +386,97 @@ extension LockFreePostTests {
         #expect(asked.entries == ["declined q"])
         #expect(answer == "answer to q")
     }
+
+    @Test func aPostThroughAnInterceptorThatLetsItOnReachesTheSubscriberAboveWhileAWriterHoldsTheLock() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        let order = Log<String>()
+        let interceptor = nodes[1].intercept(Ping.self) { order.append("intercepted \($0.value)"); return .proceed }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { order.append("n3 heard \($0.value)") }
+        #expect(graphLock.tablesInLimbo == 0)
+
+        let (result, waited) = whileAWriterHoldsTheLock { nodes[0].post(Ping(value: 1)) }
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(order.entries == ["intercepted 1", "n3 heard 1"])
+        #expect(result.deliveries == 1)
+        #expect(result.nodesVisited == 5)
+        #expect(result.stopReason == nil)
+        withExtendedLifetime(interceptor) {}
+    }
+
+    @Test func aPostStoppedByAnInterceptorBelowASubscriberNeverReachesItAndSaysWhereItStopped() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        let heard = Log<String>()
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _ in heard.append("n1") }
+        let interceptor = nodes[1].intercept(Ping.self) { _ in .stop }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { _ in heard.append("n3") }
+        let result = nodes[0].post(Ping(value: 1))
+        // A node's subscribers run before its interceptors.
+        #expect(heard.entries == ["n1"])
+        #expect(result.deliveries == 1)
+        #expect(result.nodesVisited == 2)
+        #expect(result.stopReason == .interceptor)
+        #expect(result.stoppedAt == "n1")
+        withExtendedLifetime(interceptor) {}
+    }
+
+    @Test func anInterceptorAtTheSecondOfTwoSubscribedNodesStopsThePostAfterItsSubscribers() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(6)
+        let heard = Log<String>()
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _ in heard.append("n1") }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { _ in heard.append("n3") }
+        let interceptor = nodes[3].intercept(Ping.self) { _ in .stop }
+        // Nothing subscribed above (a third stage would hand the walk to a plan):
+        // the stop shows in the result.
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(heard.entries == ["n1", "n3"])
+        #expect(result.deliveries == 2)
+        #expect(result.nodesVisited == 4)
+        #expect(result.stopReason == .interceptor)
+        #expect(result.stoppedAt == "n3")
+        withExtendedLifetime(interceptor) {}
+    }
+
+    @Test func aPostReformedAtTheFirstOfTwoSubscribedNodesReachesBothReformed() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        let heard = Log<String>()
+        let reformer = nodes[1].reform(Ping.self) { $0.value += 10 }
+        nodes[1].subscribe(Ping.self, on: .postingThread) { heard.append("n1 \($0.value)") }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { heard.append("n3 \($0.value)") }
+        let result = nodes[0].post(Ping(value: 1))
+        #expect(heard.entries == ["n1 11", "n3 11"])
+        #expect(result.deliveries == 2)
+        #expect(result.nodesVisited == 5)
+        withExtendedLifetime(reformer) {}
+    }
+
+    @Test func aPostReformedAtTheSecondOfTwoSubscribedNodesReachesOnlyThatOneReformed() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(5)
+        let heard = Log<String>()
+        nodes[1].subscribe(Ping.self, on: .postingThread) { heard.append("n1 \($0.value)") }
+        let reformer = nodes[3].reform(Ping.self) { $0.value += 10 }
+        nodes[3].subscribe(Ping.self, on: .postingThread) { heard.append("n3 \($0.value)") }
+        nodes[0].post(Ping(value: 1))
+        #expect(heard.entries == ["n1 1", "n3 11"])
+        withExtendedLifetime(reformer) {}
+    }
+
+    @Test func aRequestStoppedByAnInterceptorAtTheFirstOfTwoRespondingNodesIsNeverAnsweredAtTheSecond() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let chain = makeChain(4)
+        let asked = Log<String>()
+        chain[1].respond(to: Ask.self, on: .postingThread) { asked.append("n1 \($0.question)"); return nil }
+        let interceptor = chain[1].intercept(Ask.self) { $0.question == "stop" ? .stop : .proceed }
+        chain[3].respond(to: Ask.self, on: .postingThread) { "answer to \($0.question)" }
+        #expect(chain[0].request(Ask(question: "stop")) == nil)
+        #expect(chain[0].request(Ask(question: "go")) == "answer to go")
+        #expect(asked.entries == ["n1 stop", "n1 go"])
+        withExtendedLifetime(interceptor) {}
+    }
 }
 
 extension LockFreePostTests {

@@ -918,18 +918,7 @@ extension DominoNode {
     /// Runs the interceptors of stage `index`, then its group interceptors; true when
     /// one stops the value.
     static func intercepts<Payload: Sendable>(_ value: Payload, at index: Int, of plan: borrowing Plan) -> Bool {
-        let stopped = plan.stages[index].withTable { table in
-            // Tested first: reading `interceptors` through its accessor retains.
-            guard table.hasInterceptors else { return false }
-            var stopped = false
-            HandlerTable.forEachBorrowed(in: table.interceptors) { handler in
-                let interceptor = unsafeDowncast(handler, to: Interceptor<Payload>.self)
-                stopped = interceptor.body(value) == .stop
-                return !stopped
-            }
-            return stopped
-        }
-        if stopped { return true }
+        if stageIntercepts(value, at: plan.stages[index]) { return true }
         if let extras = plan.extras, index < extras.groups.count, let groups = extras.groups[index] {
             for handler in groups.interceptors {
                 let interceptor = unsafeDowncast(handler, to: GroupInterceptor.self)
@@ -937,6 +926,22 @@ extension DominoNode {
             }
         }
         return false
+    }
+
+    /// True when an interceptor of `stage`'s own table stops `value`.
+    @inline(__always)
+    static func stageIntercepts<Payload: Sendable>(_ value: Payload, at stage: Stage) -> Bool {
+        stage.withTable { table in
+            // Tested first: reading `interceptors` through its accessor retains.
+            guard table.hasInterceptors else { return false }
+            var stopped = false
+            HandlerTable.forEachInterceptor(of: table) { handler in
+                let interceptor = unsafeDowncast(handler, to: Interceptor<Payload>.self)
+                stopped = interceptor.decide(value) == .stop
+                return !stopped
+            }
+            return stopped
+        }
     }
 
     /// Enters one level of nesting, or reports the runaway and returns false.
@@ -952,9 +957,10 @@ extension DominoNode {
     /// its start, the walk gate open without groups or captures) walks without a
     /// `Plan` (`collectLean`) and runs the one stage's handlers (measured: a post 490
     /// to 380 instructions, at depth 10 735 to 575; see
-    /// Maintainers/ReadsWithoutALock.md, "A post without a plan"). Anything else
-    /// hands the walk over to a plan where it stands (`deliverPlanned`), so that no
-    /// post walks its route twice.
+    /// Maintainers/ReadsWithoutALock.md, "A post without a plan"). So does a post
+    /// whose route has two such stages, or one or two with reformers or
+    /// interceptors. Anything else hands the walk over to a plan where it stands
+    /// (`deliverPlanned`), so that no post walks its route twice.
     func deliver<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Posting \(key.displayName(for: Payload.self))") else {
@@ -966,9 +972,11 @@ extension DominoNode {
         let found = collectLean(key, thread: thread)
         if let table = found.table {
             let stage = Stage(handlers: table, bits: found.bits)
-            let result = found.twoStages
-                ? Self.deliver(value, key: key, first: stage, thenLeanSecondOf: thread, writes: writes, nodesVisited: found.visited)
-                : Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: found.visited, routeCutShort: false, thread: thread)
+            let result = found.isOnePlainStage
+                ? Self.deliver(value, key: key, atOnly: stage, writes: writes, nodesVisited: found.visited, routeCutShort: false, thread: thread)
+                : found.reformsOrIntercepts
+                ? Self.deliver(value, key: key, leanFirst: stage, stageWord: found.stageWord, thread: thread, writes: writes, nodesVisited: found.visited)
+                : Self.deliver(value, key: key, first: stage, thenLeanSecondOf: thread, writes: writes, nodesVisited: found.visited)
             GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
             return result
         }
@@ -982,19 +990,27 @@ extension DominoNode {
     /// in four words, which a function returns in registers (an enum with payloads
     /// went through memory: measured, a post 396 to 416 instructions).
     struct LeanFound {
-        /// The table of the route's one stage, without reformers or interceptors,
-        /// pinned for delivery in `parity`; else nil.
+        /// The table of the route's first stage, pinned for delivery in `parity`;
+        /// else nil.
         let table: Unmanaged<HandlerTable>?
         /// The stage's mode code, tracing flag and place (`Stage.bits`) in the low 32
-        /// bits; bit 32 set when the route has a second stage, as plain as the
-        /// first, further up: in the thread's `leanSecondStage`, pinned with the
-        /// first. One word: a fifth field would make the struct be returned through
-        /// memory.
+        /// bits; `twoStagesBit` set when the route has a second stage further up (in
+        /// the thread's `leanSecondStage`, pinned with the first);
+        /// `reformsOrInterceptsBit` when either stage has reformers or interceptors.
+        /// One word: a fifth field would make the struct be returned through memory.
         let stageWord: UInt64
+        /// See `stageWord`.
+        static let twoStagesBit: UInt64 = 1 << 32
+        /// See `stageWord`.
+        static let reformsOrInterceptsBit: UInt64 = 1 << 33
         /// The stage's `Stage.bits`.
         var bits: UInt32 { UInt32(truncatingIfNeeded: stageWord) }
         /// True when the walk kept a second stage (see `stageWord`).
-        var twoStages: Bool { stageWord >> 32 != 0 }
+        var twoStages: Bool { stageWord & Self.twoStagesBit != 0 }
+        /// True for the common route: one stage, without reformers or interceptors.
+        var isOnePlainStage: Bool { stageWord >> 32 == 0 }
+        /// True when a stage has reformers or interceptors (see `stageWord`).
+        var reformsOrIntercepts: Bool { stageWord & Self.reformsOrInterceptsBit != 0 }
         /// The nodes on the route.
         let visited: Int
         /// With a table, the delivery pin's parity; without one, -1 when the route
@@ -1010,11 +1026,13 @@ extension DominoNode {
     /// (`plan(from:key:readParity:thread:)`). A function of its own, not generic, so
     /// that the generic post and request that call it stay small.
     ///
-    /// A second stage further up is kept too when neither it nor the first has
-    /// reformers or interceptors (handlers at two levels: measured, a post to both
-    /// 1,201 instructions through a plan, 732 without one); its node goes where a
-    /// plan would keep it (the thread's `stageNodes`), so that a plan taking over at
-    /// a third stage, a branch or a moved epoch goes on with both.
+    /// A second stage further up is kept too (handlers at two levels: measured, a
+    /// post to both 1,201 instructions through a plan, 732 without one); its node
+    /// goes where a plan would keep it (the thread's `stageNodes`), so that a plan
+    /// taking over at a third stage, a branch or a moved epoch goes on with both.
+    /// Stages with reformers or interceptors are flagged in the result
+    /// (`LeanFound.reformsOrInterceptsBit`): a post delivers them without a plan,
+    /// a request hands them to one.
     @inline(never)
     func collectLean(_ key: SlotKey, thread: UnsafeMutablePointer<ThreadState>) -> LeanFound {
         // The walk's own node needs no pin to be read (the caller holds it): a
@@ -1077,19 +1095,18 @@ extension DominoNode {
             return handOver(.epochMoved(stage, withSecond: false, at: stageLink, visited: visited))
         }
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
-        if !Self.isPlain(table) {
-            return handOver(.pinned(stage, visited: visited))
+        if Self.isPlain(table) {
+            return LeanFound(table: table, stageWord: UInt64(stage.bits), visited: visited, parity: readParity)
         }
-        return LeanFound(table: table, stageWord: UInt64(stage.bits), visited: visited, parity: readParity)
+        return LeanFound(table: table, stageWord: UInt64(stage.bits) | LeanFound.reformsOrInterceptsBit, visited: visited, parity: readParity)
     }
 
     /// The rest of `collectLean` from the node of `link`, where it found a second
     /// stage (`table`, its node's mode word `modeWord` and parents `parents`) after
-    /// the stage `first` (at `firstLink`) and `visited` nodes: when neither stage
-    /// has reformers or interceptors and none follows, keeps the second in the
-    /// thread's `leanSecondStage` (its node in `stageNodes[0]`, where a plan keeps
-    /// a second stage's node), and returns both pinned for delivery; else hands
-    /// over to a plan as `collectLean` does, with both stages when it kept them.
+    /// the stage `first` (at `firstLink`) and `visited` nodes: keeps the second in
+    /// the thread's `leanSecondStage` (its node in `stageNodes[0]`, where a plan
+    /// keeps a second stage's node) and, when no stage follows, returns both pinned
+    /// for delivery; else hands over to a plan as `collectLean` does, with both.
     @inline(never)
     static func collectLean(
         _ key: SlotKey, secondStage table: Unmanaged<HandlerTable>, modeWord: UInt32, at link: NodeLink, parents: NodeList.Shape,
@@ -1099,9 +1116,6 @@ extension DominoNode {
         func handOver(_ handover: Handover) -> LeanFound {
             thread.pointee.handover = handover
             return LeanFound(table: nil, stageWord: 0, visited: 0, parity: readParity)
-        }
-        guard isPlain(first.handlers), isPlain(table) else {
-            return handOver(.resuming(at: link, visited: visited, first: first, withSecond: false, firstNode: firstLink, gate: gate, sequence: sequence))
         }
         let sequenceWord = GraphLock.linkSequenceAddress
         var visited = visited &+ 1
@@ -1123,7 +1137,8 @@ extension DominoNode {
             return handOver(.epochMoved(first, withSecond: true, at: firstLink, visited: visited))
         }
         GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
-        return LeanFound(table: first.handlers, stageWord: UInt64(first.bits) | 1 << 32, visited: visited, parity: readParity)
+        let flags = isPlain(first.handlers) && isPlain(table) ? LeanFound.twoStagesBit : LeanFound.twoStagesBit | LeanFound.reformsOrInterceptsBit
+        return LeanFound(table: first.handlers, stageWord: UInt64(first.bits) | flags, visited: visited, parity: readParity)
     }
 
     /// True when `table` has neither reformers nor interceptors.
@@ -1147,17 +1162,17 @@ extension DominoNode {
         case declined
         /// A stage the walk does not keep, or a branching route, at `link`, after
         /// `visited` nodes and the stage `first` (at `firstNode`), and with
-        /// `withSecond` a plain second stage (in the thread's `leanSecondStage`, its
-        /// node in `stageNodes[0]`): the plan's walk goes on from there. Read pin
-        /// held.
+        /// `withSecond` a second stage (in the thread's `leanSecondStage`, its node
+        /// in `stageNodes[0]`): the plan's walk goes on from there. Read pin held.
         case resuming(at: NodeLink, visited: Int, first: Stage?, withSecond: Bool, firstNode: NodeLink, gate: UInt, sequence: UInt)
-        /// The stages collected (one, or with `withSecond` two plain ones, as in
-        /// `resuming`), but the epoch moved before the delivery pin: the plan pins
+        /// The stages collected (one, or with `withSecond` two, as in `resuming`),
+        /// but the epoch moved before the delivery pin: the plan pins
         /// with a check and loads the table words again. Read pin held.
         case epochMoved(Stage, withSecond: Bool, at: NodeLink, visited: Int)
-        /// The one stage collected and pinned for delivery, with reformers or
-        /// interceptors: the plan's delivery. Read pin given back, delivery pin held.
-        case pinned(Stage, visited: Int)
+        /// The stages collected (one, or with `withSecond` two, as in `resuming`)
+        /// and pinned for delivery, one with reformers or interceptors, for a request:
+        /// the plan's walk. Read pin given back, delivery pin held.
+        case pinned(Stage, withSecond: Bool, visited: Int)
     }
 
     /// The plan that a walk without one hands over to (`collectLean`): collects the
@@ -1193,8 +1208,9 @@ extension DominoNode {
             let checked = Self.checkPublishedStages(key, of: &plan, firstNode: stageLink, thread: thread)
             GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
             if !checked { collectAgain(key, into: &plan, thread: thread) }
-        case let .pinned(stage, visited):
+        case let .pinned(stage, withSecond, visited):
             plan.stages.append(stage)
+            if withSecond { plan.stages.append(thread.pointee.leanSecondStage.unsafelyUnwrapped) }
             plan.nodesVisited = visited
             plan.adoptPin(stripe: stripe, parity: readParity)
         }
@@ -1246,6 +1262,78 @@ extension DominoNode {
             Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
         }
         return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: routeCutShort)
+    }
+
+    /// `deliver` for what a walk without a plan found with reformers or
+    /// interceptors: one or two stages (`stageWord`, as `collectLean` returned it),
+    /// the first nearer the posting node, not traced from the start. At each stage
+    /// in route order: its reformers rewrite the event, its subscribers run, then
+    /// its interceptors may stop it, as along a plan. Measured: a post through an
+    /// interceptor below a subscriber 1,362 instructions through a plan, 861 here.
+    /// Two plain stages keep a delivery of their own
+    /// (`deliver(_:key:first:thenLeanSecondOf:…)`): through this one, 732 to 792;
+    /// with this one calling it, 742, and this one's own 861 to 955.
+    ///
+    /// A second stage is the one `collectLean` kept in the thread's state, taken
+    /// from it before any handler runs (a handler's own post may keep another
+    /// there).
+    @inline(never)
+    static func deliver<Payload: Sendable>(
+        _ value: Payload, key: SlotKey, leanFirst first: Stage, stageWord: UInt64, thread: UnsafeMutablePointer<ThreadState>,
+        writes: Int, nodesVisited: Int
+    ) -> PostResult {
+        var next = stageWord & LeanFound.twoStagesBit != 0 ? thread.pointee.leanSecondStage : nil
+        // Changed only through `inout` (captured by a closure here, it took a box:
+        // measured, an allocation a post).
+        var value = value
+        var deliveries = 0
+        var scheduled = 0
+        var orphans = Orphans()
+        var stage = first
+        var stopReason: PostResult.StopReason?
+        while true {
+            stopReason = deliverStage(
+                &value, key: key, at: stage, writes: writes, thread: thread,
+                deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
+            )
+            if stopReason != nil { break }
+            guard let following = next else { break }
+            stage = following
+            next = nil
+        }
+        orphans.purge()
+        guard let stopReason else {
+            return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: false)
+        }
+        if stage.traced {
+            let eventName = (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self)
+            Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
+        }
+        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: false)
+    }
+
+    /// One stage of `deliver(_:key:leanFirst:…)`: its reformers, its subscribers,
+    /// then its interceptors. Returns why the walk stops here, if it does.
+    @inline(__always)
+    private static func deliverStage<Payload: Sendable>(
+        _ value: inout Payload, key: SlotKey, at stage: Stage, writes: Int, thread: UnsafeMutablePointer<ThreadState>,
+        deliveries: inout Int, scheduled: inout Int, orphans: inout Orphans
+    ) -> PostResult.StopReason? {
+        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        let (reforms, intercepts) = stage.withTable { ($0.hasReformers, $0.hasInterceptors) }
+        if reforms {
+            // Named from a copy: the name read from `value` while it is reformed.
+            let posted = value
+            reform(&value, at: stage, eventName: (posted as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self))
+        }
+        let propagation = notify(value, at: stage, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+        if let stop = propagation.requestedStop {
+            return stop == .immediately ? .subscriberImmediately : .subscriber
+        }
+        if intercepts, stageIntercepts(value, at: stage) {
+            return .interceptor
+        }
+        return nil
     }
 
     /// `deliver` for two plain stages, the first nearer the posting node, not traced
@@ -1414,14 +1502,14 @@ extension DominoNode {
     /// Runs a stage's reformers on `value`, tracing each rewrite when the node is traced.
     static func reform<Payload: Sendable>(_ value: inout Payload, at stage: Stage, eventName: @autoclosure () -> String) {
         stage.withTable { table in
-            HandlerTable.forEachBorrowed(in: table.reformers) { handler in
+            HandlerTable.forEachReformer(of: table) { handler in
                 let reformer = unsafeDowncast(handler, to: Reformer<Payload>.self)
                 if stage.traced {
                     let before = String(describing: value)
-                    reformer.body(&value)
+                    reformer.reform(&value)
                     Tracing.emit(TraceRecord(kind: .reformed(from: before, to: String(describing: value)), event: eventName(), node: stage.nodeName))
                 } else {
-                    reformer.body(&value)
+                    reformer.reform(&value)
                 }
                 return true
             }
@@ -1477,9 +1565,19 @@ extension DominoNode {
             return try ask(request, into: &answer, following: plan, thread: thread)
         }
         var stage = Stage(handlers: table, bits: found.bits)
-        // Read before any responder runs: one that posts or requests in turn may
-        // keep a second stage of its own there.
-        let second = found.twoStages ? thread.pointee.leanSecondStage : nil
+        var second: Stage?
+        if !found.isOnePlainStage {
+            if found.reformsOrIntercepts {
+                // Reformers and interceptors are the plan's walk's (a post's are
+                // handled without one); the stages are pinned already.
+                thread.pointee.handover = .pinned(stage, withSecond: found.twoStages, visited: found.visited)
+                let plan = plan(from: thread.pointee.handover, key: .of(R.self), readParity: found.parity, thread: thread)
+                return try ask(request, into: &answer, following: plan, thread: thread)
+            }
+            // Read before any responder runs: one that posts or requests in turn
+            // may keep a second stage of its own there.
+            second = thread.pointee.leanSecondStage
+        }
         var tally = RequestTally()
         Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
         if let second, !tally.answered && tally.failure == nil {

@@ -80,6 +80,11 @@ final class Reformer<Payload: Sendable>: Subscription, @unchecked Sendable {
         super.init(role: .reformer, delivery: nil)
     }
 
+    /// Calls `body` (a method for the reason `Interceptor.decide` is one).
+    func reform(_ value: inout Payload) {
+        body(&value)
+    }
+
     override var payloadName: String { String(describing: Payload.self) }
 }
 
@@ -90,6 +95,13 @@ final class Interceptor<Payload: Sendable>: Subscription, @unchecked Sendable {
     init(body: @escaping @Sendable (Payload) -> Interception) {
         self.body = body
         super.init(role: .interceptor, delivery: nil)
+    }
+
+    /// Calls `body`. A method, so that the call borrows the closure from `self`
+    /// (called through the property by a walk, its context was retained and
+    /// released around each call: measured).
+    func decide(_ value: Payload) -> Interception {
+        body(value)
     }
 
     override var payloadName: String { String(describing: Payload.self) }

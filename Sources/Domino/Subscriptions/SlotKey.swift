@@ -305,6 +305,28 @@ final class HandlerTable: Sendable {
         if !table.primaryResponds { table.primary.forEachBorrowed(body) }
     }
 
+    /// `forEachBorrowed(in:_:)` over `table`'s reformers (see `forEachSubscriber`:
+    /// the `reformers` accessor's list was retained, measured).
+    @inline(__always)
+    static func forEachReformer(of table: HandlerTable, _ body: (Subscription) -> Bool) {
+        withRarerLists(of: table) { $0.reformers.forEachBorrowed(body) }
+    }
+
+    /// `forEachBorrowed(in:_:)` over `table`'s interceptors (see `forEachReformer`).
+    @inline(__always)
+    static func forEachInterceptor(of table: HandlerTable, _ body: (Subscription) -> Bool) {
+        withRarerLists(of: table) { $0.interceptors.forEachBorrowed(body) }
+    }
+
+    /// Lends `table`'s rarer lists to `body`, if it has them. Their address is read as
+    /// a bit pattern, as `HandlerList.forEachBorrowed` reads its storage's: bound as
+    /// a reference, the lists were retained and released (measured).
+    @inline(__always)
+    private static func withRarerLists(of table: HandlerTable, _ body: (RarerLists) -> Void) {
+        guard let rarer = unsafeBitCast(table.rarer, to: UnsafeRawPointer?.self) else { return }
+        Unmanaged<RarerLists>.fromOpaque(rarer)._withUnsafeGuaranteedRef(body)
+    }
+
     /// `forEachBorrowed(in:_:)` over `table`'s responders (see `forEachSubscriber`).
     @inline(__always)
     static func forEachResponder(of table: HandlerTable, _ body: (Subscription) -> Bool) {
