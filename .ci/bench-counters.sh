@@ -322,7 +322,7 @@ fi
 # registry's membership again after reading them (a node made during the reads, by
 # the read itself or on another thread, was skipped: 16 posts in 20,000 racing a
 # broadcast); the membership moved to an atomic word so that the compare takes no
-# lock. responder.post.depth10 10,209 to 10,277 (with the lock: 10,347); limit 10,330.
+# lock. responder.post.depth10 10,209 to 10,276 (with the lock: 10,347); limit 10,330.
 # Then posts through stages with reformers or interceptors walk and deliver without
 # a plan (`deliver(_:key:leanFirst:…)`), and walks lend a table's interceptors and
 # reformers (and call them through a method) without retaining the lists or the
