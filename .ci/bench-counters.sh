@@ -330,6 +330,13 @@ fi
 # releases 3 to 2 (limit 802/0/0/2); broadcast.tree1111.intercepted retains 3 to 2,
 # releases 7 to 6. The common post pays 2 (391 to 393: the flag where the walk
 # returns), a request 3 (564 to 567: the test that sends such stages to a plan).
+# New row named.post.local.1 (Domino's named event, posted where its subscriber is,
+# no parameters): 580 instructions, 2 retains and 4 releases, against a typed
+# post's 393, 0 and 2: the name's string retained for the event and for the key
+# (and the empty parameters' storage), and the reabstraction thunk of a handler
+# written for a `NamedEvent` stored in a generic receiver (about 60; a receiver
+# class of its own saved only 11, the override's own thunk taking the rest: not
+# kept). Limit 597 (+3%).
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
@@ -337,6 +344,7 @@ fi
 # scenario               ops A  ops B  per   instructions  allocations  retains  releases
 limits=$(cat <<'TABLE'
 typed.post.local.1       2000   12000  1     403           0            0        2
+named.post.local.1       2000   12000  1     597           0            2        4
 typed.post.local.1.owned 2000   12000  1     456           0            1        3
 typed.post.local.1.mainactor  2000  12000  1  432         0            0        2
 typed.post.local.1.owned.mainactor  2000  12000  1  479   0            1        3
