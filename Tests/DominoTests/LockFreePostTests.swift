@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Domino
+@_spi(DominoTesting) @testable import Domino
 
 /// Posts that collect without a lock (performance round 3, step 5 part (d); see
 /// Maintainers/ReadsWithoutALock.md).
@@ -463,6 +463,22 @@ extension LockFreePostTests {
         nodes[0].post(Ping(value: 1))
         #expect(heard.entries == ["n1 1", "n3 11"])
         withExtendedLifetime(reformer) {}
+    }
+
+    @Test func aTracedNodeReportsItsReformerDeliveryAndInterceptorOnAPostFromAnUntracedNode() throws {
+        try #require(postsWalkWithoutAPlan, "declared after a test that used capture handlers or group interceptors: posts collect into plans")
+        let nodes = makeChain(3)
+        nodes[1].isTracing = true
+        let reformer = nodes[1].reform(Ping.self) { $0.value = 2 }
+        let interceptor = nodes[1].intercept(Ping.self) { _ in .stop }
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _ in }
+        let records = Tracing.capture { nodes[0].post(Ping(value: 1)) }
+        #expect(records == [
+            TraceRecord(kind: .reformed(from: "Ping(value: 1)", to: "Ping(value: 2)"), event: "Ping", node: "n1"),
+            TraceRecord(kind: .delivered, event: "Ping", node: "n1"),
+            TraceRecord(kind: .stopped(.interceptor), event: "Ping", node: "n1"),
+        ])
+        withExtendedLifetime((reformer, interceptor)) {}
     }
 
     @Test func aRequestStoppedByAnInterceptorAtTheFirstOfTwoRespondingNodesIsNeverAnsweredAtTheSecond() throws {

@@ -1322,9 +1322,10 @@ extension DominoNode {
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         let (reforms, intercepts) = stage.withTable { ($0.hasReformers, $0.hasInterceptors) }
         if reforms {
-            // Named from a copy: the name read from `value` while it is reformed.
-            let posted = value
-            reform(&value, at: stage, eventName: (posted as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self))
+            // Named before, and only when traced: `value` is not read while it is
+            // reformed (an `eventName` reading it there does not compile).
+            let name = stage.traced ? eventName : ""
+            reform(&value, at: stage, eventName: name)
         }
         let propagation = notify(value, at: stage, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
         if let stop = propagation.requestedStop {
