@@ -326,7 +326,7 @@ fi
 # Then posts through stages with reformers or interceptors walk and deliver without
 # a plan (`deliver(_:key:leanFirst:…)`), and walks lend a table's interceptors and
 # reformers (and call them through a method) without retaining the lists or the
-# closures: typed.post.intercepted 1,362 to 779 instructions, retains 1 to 0,
+# closures: typed.post.intercepted 1,362 to 779 (then 775) instructions, retains 1 to 0,
 # releases 3 to 2 (limit 802/0/0/2); broadcast.tree1111.intercepted retains 3 to 2,
 # releases 7 to 6. The common post pays 2 (391 to 393: the flag where the walk
 # returns), a request 3 (564 to 567: the test that sends such stages to a plan).
