@@ -505,6 +505,78 @@ private final class SwappableResponder: DominoResponder, @unchecked Sendable {
 
 /// A responder whose chain any thread may read, that runs a hook each time it is
 /// read (outside Domino's lock: the hook may make nodes).
+/// Broadcasts racing broadcasts while responder nodes are made. Every broadcast
+/// reads the chain of every responder node in the process, so in the whole suite's
+/// run these hold other tests' nodes (their leak checks fail) and take minutes among
+/// their deep chains; CI runs them in a process of their own:
+/// `DOMINO_RESPONDER_RACES=1 swift test --filter ResponderBroadcastRaceTests`.
+@Suite(
+    "Responder chain: broadcasts racing broadcasts",
+    .enabled(if: ProcessInfo.processInfo.environment["DOMINO_RESPONDER_RACES"] == "1")
+)
+struct ResponderBroadcastRaceTests {
+    @Test func broadcastsReachAResponderNodeMadeMeanwhileAndTheNodesBelowItWhileAnotherThreadBroadcasts() {
+        // Both threads' broadcasts read every responder chain: the other one may make
+        // b's node and install a > b, then be about to read b's chain, when this one
+        // finds a > b as it is and must read b's chain itself (seen: 376 broadcasts in
+        // 5,000 reached c alone while it did not).
+        let done = Counter()
+        let churn = Thread {
+            let plain = DominoNode(label: "plain")
+            while done.value == 0 { plain.broadcast(Ping(value: 0)) }
+            done.increment()
+        }
+        churn.start()
+        let wrong = Log<String>()
+        for iteration in 0..<2_000 {
+            let chain = ChainWithAMiddleHook()
+            let first = chain.cNode.broadcast(Ping(value: 0)).nodesVisited
+            let heard = Log<String>()
+            _ = chain.makeBsNodeAtItsNextRead { node in
+                node.subscribe(Ping.self, on: .postingThread) { _ in heard.append("b") }
+            }
+            let visited = chain.cNode.broadcast(Ping(value: 1)).nodesVisited
+            if first != 2 || visited != 3 || heard.entries != ["b"] {
+                wrong.append("\(iteration): \(first) then \(visited) nodes, b heard \(heard.count)")
+            }
+            withExtendedLifetime(chain) {}
+        }
+        done.increment()
+        while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(wrong.entries == [])
+    }
+}
+
+/// a > b > c, three responders, a and c with nodes; b gets its node when its chain
+/// is next read after `makeBsNodeAtItsNextRead` (made once, even when two threads
+/// read it at once: a broadcast anywhere, another test's in parallel, reads every
+/// responder node's chain, a's too).
+private struct ChainWithAMiddleHook {
+    let a = SwappableResponder(), b = HookedResponder(), c = SwappableResponder()
+    let aNode: DominoNode, cNode: DominoNode
+
+    init() {
+        b.setNext(c)
+        a.setNext(b)
+        aNode = DominoNode(label: "a", responder: a)
+        cNode = DominoNode(label: "c", responder: c)
+    }
+
+    /// The log that will hold b's node; `prepare` runs on the node once made.
+    func makeBsNodeAtItsNextRead(_ prepare: @escaping @Sendable (DominoNode) -> Void = { _ in }) -> Log<DominoNode> {
+        let bNode = Log<DominoNode>()
+        b.onRead { [weak b] in
+            guard let b else { return }
+            bNode.appendIfEmpty {
+                let node = DominoNode(label: "b", responder: b)
+                prepare(node)
+                return node
+            }
+        }
+        return bNode
+    }
+}
+
 private final class HookedResponder: DominoResponder, @unchecked Sendable {
     private let lock = NSLock()
     private var next: (any DominoResponder)?
@@ -785,40 +857,26 @@ struct DeepResponderChainTests {
     }
 
     @Test func aNodeMadeForAResponderWhileAPostReadsPastItIsOnThatPostsRoute() {
-        // a > b > c: b gets its node while the post's resolution of a's link reads
-        // b's next, so that what it read (a leads to c) is stale before it installs.
-        let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
-        b.setNext(c)
-        a.setNext(b)
-        let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
-        let bNode = Log<DominoNode>()
-        // Made once even when two threads read b's link at once: a broadcast anywhere
-        // (another test's, in parallel) reads every responder node's chain, a's too.
-        b.onRead { [weak b] in
-            if let b { bNode.appendIfEmpty { DominoNode(label: "b", responder: b) } }
-        }
-        let result = aNode.post(Ping(value: 1))
+        // b gets its node while the post's resolution of a's link reads b's next, so
+        // that what it read (a leads to c) is stale before it installs.
+        let chain = ChainWithAMiddleHook()
+        let bNode = chain.makeBsNodeAtItsNextRead()
+        let result = chain.aNode.post(Ping(value: 1))
         #expect(result.nodesVisited == 3)
-        #expect(aNode.resolvedSuccessor === bNode.entries.first)
-        #expect(bNode.entries.first?.resolvedSuccessor === cNode)
-        withExtendedLifetime((a, b, c)) {}
+        #expect(chain.aNode.resolvedSuccessor === bNode.entries.first)
+        #expect(bNode.entries.first?.resolvedSuccessor === chain.cNode)
+        withExtendedLifetime(chain) {}
     }
 
     @Test func aNodeMadeForAResponderWhileAPostChecksALinkReadPastItIsOnThatPostsRoute() {
-        // a > b > c, a's link read while b had no node (a leads to c); b gets its node
-        // while the next post reads a's chain to check that link, not to resolve it.
-        let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
-        b.setNext(c)
-        a.setNext(b)
-        let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
-        #expect(aNode.post(Ping(value: 0)).nodesVisited == 2)
-        let bNode = Log<DominoNode>()
-        b.onRead { [weak b] in
-            if let b { bNode.appendIfEmpty { DominoNode(label: "b", responder: b) } }
-        }
-        #expect(aNode.post(Ping(value: 1)).nodesVisited == 3)
-        #expect(aNode.resolvedSuccessor === bNode.entries.first)
-        withExtendedLifetime((a, b, c, cNode)) {}
+        // a's link read while b had no node (a leads to c); b gets its node while the
+        // next post reads a's chain to check that link, not to resolve it.
+        let chain = ChainWithAMiddleHook()
+        #expect(chain.aNode.post(Ping(value: 0)).nodesVisited == 2)
+        let bNode = chain.makeBsNodeAtItsNextRead()
+        #expect(chain.aNode.post(Ping(value: 1)).nodesVisited == 3)
+        #expect(chain.aNode.resolvedSuccessor === bNode.entries.first)
+        withExtendedLifetime(chain) {}
     }
 
     @Test func aNodeMadeForAResponderWhileABroadcastChecksEveryChainHearsThatBroadcast() {
@@ -826,24 +884,16 @@ struct DeepResponderChainTests {
         // makes: b's node, made while they read a's chain, follows c. (Found so by
         // those checks, and again by the walk, which reads every chain again when a
         // node was made since it began.)
-        let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
-        b.setNext(c)
-        a.setNext(b)
-        let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
-        #expect(cNode.broadcast(Ping(value: 0)).nodesVisited == 2)
-        let bNode = Log<DominoNode>(), heard = Log<String>()
-        b.onRead { [weak b] in
-            guard let b else { return }
-            bNode.appendIfEmpty {
-                let node = DominoNode(label: "b", responder: b)
-                node.subscribe(Ping.self, on: .postingThread) { _ in heard.append("b") }
-                return node
-            }
+        let chain = ChainWithAMiddleHook()
+        #expect(chain.cNode.broadcast(Ping(value: 0)).nodesVisited == 2)
+        let heard = Log<String>()
+        _ = chain.makeBsNodeAtItsNextRead { node in
+            node.subscribe(Ping.self, on: .postingThread) { _ in heard.append("b") }
         }
-        let result = cNode.broadcast(Ping(value: 1))
+        let result = chain.cNode.broadcast(Ping(value: 1))
         #expect(result.nodesVisited == 3)
         #expect(heard.entries == ["b"])
-        withExtendedLifetime((a, b, c, aNode)) {}
+        withExtendedLifetime(chain) {}
     }
 
     @Test func postsReadingPastAResponderWhoseNodeIsMadeMeanwhileReachThatNodeWhileAnotherThreadBroadcasts() {
@@ -860,19 +910,13 @@ struct DeepResponderChainTests {
         churn.start()
         let wrong = Log<String>()
         for iteration in 0..<5_000 {
-            let c = SwappableResponder(), b = HookedResponder(), a = SwappableResponder()
-            b.setNext(c)
-            a.setNext(b)
-            let aNode = DominoNode(label: "a", responder: a), cNode = DominoNode(label: "c", responder: c)
-            let bNode = Log<DominoNode>()
-            b.onRead { [weak b] in
-                if let b { bNode.appendIfEmpty { DominoNode(label: "b", responder: b) } }
-            }
-            let visited = aNode.post(Ping(value: 1)).nodesVisited
-            if visited != 3 || aNode.resolvedSuccessor !== bNode.entries.first {
+            let chain = ChainWithAMiddleHook()
+            let bNode = chain.makeBsNodeAtItsNextRead()
+            let visited = chain.aNode.post(Ping(value: 1)).nodesVisited
+            if visited != 3 || chain.aNode.resolvedSuccessor !== bNode.entries.first {
                 wrong.append("\(iteration): \(visited) nodes")
             }
-            withExtendedLifetime((a, b, c, cNode)) {}
+            withExtendedLifetime(chain) {}
         }
         done.increment()
         while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }

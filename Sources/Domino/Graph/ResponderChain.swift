@@ -517,7 +517,7 @@ extension DominoNode {
             // installed (a responder it passed got a node meanwhile): installing it
             // could overwrite a newer link another thread installed.
             var tries = 0
-            var resolved: (successor: DominoNode?, installed: (generation: Int, changed: Bool))?
+            var resolved: (successor: DominoNode?, installed: (generation: Int, changed: Bool, successorUnread: Bool))?
             while resolved == nil {
                 let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
                 guard case .resolved(let successor, let path) = resolution else { break }
@@ -532,7 +532,12 @@ extension DominoNode {
             }
             generation = installed.generation
             reading.installed(at: installed.generation, changed: installed.changed)
-            guard installed.changed, let successor else { continue }
+            // Also when the link was already so but the node it leads to has a
+            // chain never read: another thread's refresh installed the link and has
+            // not read that chain yet (found by a stress run: a broadcast racing
+            // another's walked down while a led to b and b, just made, led nowhere,
+            // and missed both).
+            guard installed.changed || installed.successorUnread, let successor else { continue }
             // Reads the chain above the new link now rather than after the caller's
             // next walk: a fresh chain N deep would take N walks of up to N nodes.
             if seen == nil { seen = Set(refreshed + queue[next...].map(ObjectIdentifier.init)) }
@@ -693,19 +698,20 @@ extension DominoNode {
     ///
     /// - Parameter path: What the resolution read, for posts to check the link
     ///   against without resolving it again (nil: nothing to remember).
-    private func install(successor resolved: DominoNode?, in link: ResponderLink, readPath path: ReadPath? = nil, unlessStale: Bool = false) -> (generation: Int, changed: Bool)? {
+    private func install(successor resolved: DominoNode?, in link: ResponderLink, readPath path: ReadPath? = nil, unlessStale: Bool = false) -> (generation: Int, changed: Bool, successorUnread: Bool)? {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
-        let read = graphLock.withShared { () -> (successor: DominoNode?, unchanged: Bool, generation: Int, settled: Bool)? in
+        let read = graphLock.withShared { () -> (successor: DominoNode?, unchanged: Bool, generation: Int, settled: Bool, successorUnread: Bool)? in
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             let generation = ResponderRegistry.generation
             let successor = link.followsChain ? resolved : nil
             // Nothing to write when the link was read before and remembers this path.
             let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
-            guard let current = link.successor else { return (successor, successor == nil, generation, settled) }
-            return (successor, successor.map { current.refers(to: $0) } ?? false, generation, settled)
+            let successorUnread = successor?.responderLink.map { !$0.wasRead } ?? false
+            guard let current = link.successor else { return (successor, successor == nil, generation, settled, successorUnread) }
+            return (successor, successor.map { current.refers(to: $0) } ?? false, generation, settled, successorUnread)
         }
-        guard let (successor, unchanged, generation, settled) = read else { return nil }
+        guard let (successor, unchanged, generation, settled, successorUnread) = read else { return nil }
         if unchanged {
             // Once per link: that it has been read is what tells a walk off the main
             // thread whether its route is cut short here; and once per path read.
@@ -715,7 +721,7 @@ extension DominoNode {
                     if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
                 }
             }
-            return (generation, false)
+            return (generation, false, successorUnread)
         }
         var closedCycle = false
         let installed = graphLock.withExclusive { graveyard -> Int? in
@@ -742,7 +748,7 @@ extension DominoNode {
         if closedCycle, let successor {
             Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
-        return (installed, true)
+        return (installed, true, false)
     }
 }
 
