@@ -520,31 +520,46 @@ struct ResponderBroadcastRaceTests {
         // b's node and install a > b, then be about to read b's chain, when this one
         // finds a > b as it is and must read b's chain itself (seen: 376 broadcasts in
         // 5,000 reached c alone while it did not).
-        let done = Counter()
-        let churn = Thread {
-            let plain = DominoNode(label: "plain")
-            while done.value == 0 { plain.broadcast(Ping(value: 0)) }
-            done.increment()
-        }
-        churn.start()
         let wrong = Log<String>()
-        for iteration in 0..<2_000 {
-            let chain = ChainWithAMiddleHook()
-            let first = chain.cNode.broadcast(Ping(value: 0)).nodesVisited
-            let heard = Log<String>()
-            _ = chain.makeBsNodeAtItsNextRead { node in
-                node.subscribe(Ping.self, on: .postingThread) { _ in heard.append("b") }
+        whileAnotherThreadBroadcasts {
+            for iteration in 0..<2_000 {
+                let chain = ChainWithAMiddleHook()
+                let first = chain.cNode.broadcast(Ping(value: 0)).nodesVisited
+                let heard = Log<String>()
+                _ = chain.makeBsNodeAtItsNextRead { node in
+                    node.subscribe(Ping.self, on: .postingThread) { _ in heard.append("b") }
+                }
+                let visited = chain.cNode.broadcast(Ping(value: 1)).nodesVisited
+                if first != 2 || visited != 3 || heard.entries != ["b"] {
+                    wrong.append("\(iteration): \(first) then \(visited) nodes, b heard \(heard.count)")
+                }
+                withExtendedLifetime(chain) {}
             }
-            let visited = chain.cNode.broadcast(Ping(value: 1)).nodesVisited
-            if first != 2 || visited != 3 || heard.entries != ["b"] {
-                wrong.append("\(iteration): \(first) then \(visited) nodes, b heard \(heard.count)")
-            }
-            withExtendedLifetime(chain) {}
         }
-        done.increment()
-        while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
         #expect(wrong.entries == [])
     }
+}
+
+/// Runs `body` while another thread broadcasts from a node of its own, again and
+/// again (each broadcast reads every responder node's chain in the process), and
+/// with `makingResponderNodes` makes a responder node and posts from it between
+/// broadcasts; returns once that thread has stopped.
+private func whileAnotherThreadBroadcasts(makingResponderNodes: Bool = false, _ body: () -> Void) {
+    let done = Counter()
+    let churn = Thread {
+        let plain = DominoNode(label: "plain")
+        while done.value == 0 {
+            plain.broadcast(Ping(value: 0))
+            if makingResponderNodes {
+                DominoNode(label: "churn", responder: SwappableResponder()).post(Ping(value: 1))
+            }
+        }
+        done.increment()
+    }
+    churn.start()
+    body()
+    done.increment()
+    while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
 }
 
 /// a > b > c, three responders, a and c with nodes; b gets its node when its chain
@@ -901,25 +916,18 @@ struct DeepResponderChainTests {
         // install a > c before b's node is made; the post then checks that link while
         // its own read of b's chain makes b's node (seen: 16 posts in 20,000 skipped
         // b when the check did not notice).
-        let done = Counter()
-        let churn = Thread {
-            let plain = DominoNode(label: "plain")
-            while done.value == 0 { plain.broadcast(Ping(value: 0)) }
-            done.increment()
-        }
-        churn.start()
         let wrong = Log<String>()
-        for iteration in 0..<5_000 {
-            let chain = ChainWithAMiddleHook()
-            let bNode = chain.makeBsNodeAtItsNextRead()
-            let visited = chain.aNode.post(Ping(value: 1)).nodesVisited
-            if visited != 3 || chain.aNode.resolvedSuccessor !== bNode.entries.first {
-                wrong.append("\(iteration): \(visited) nodes")
+        whileAnotherThreadBroadcasts {
+            for iteration in 0..<5_000 {
+                let chain = ChainWithAMiddleHook()
+                let bNode = chain.makeBsNodeAtItsNextRead()
+                let visited = chain.aNode.post(Ping(value: 1)).nodesVisited
+                if visited != 3 || chain.aNode.resolvedSuccessor !== bNode.entries.first {
+                    wrong.append("\(iteration): \(visited) nodes")
+                }
+                withExtendedLifetime(chain) {}
             }
-            withExtendedLifetime(chain) {}
         }
-        done.increment()
-        while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
         #expect(wrong.entries == [])
     }
 
@@ -927,31 +935,20 @@ struct DeepResponderChainTests {
         // The other thread's broadcasts resolve every responder node's link, some
         // read before the nodes above were made; installed over the posts' own
         // newer links, they cut routes short (seen: 1 post in about 1,600).
-        let done = Counter()
-        let churn = Thread {
-            let plain = DominoNode(label: "plain")
-            while done.value == 0 {
-                plain.broadcast(Ping(value: 0))
-                let responder = SwappableResponder()
-                DominoNode(label: "churn", responder: responder).post(Ping(value: 1))
-            }
-            done.increment()
-        }
-        churn.start()
         let wrong = Log<String>()
-        for iteration in 0..<150 {
-            let (responders, nodes) = makeResponderChain(200)
-            let top = Counter()
-            nodes[199].subscribe(Ping.self, on: .postingThread) { _ in top.increment() }
-            runConcurrently(4) { worker in
-                let visited = nodes[worker * 10].post(Ping(value: worker)).nodesVisited
-                if visited != 200 - worker * 10 { wrong.append("\(iteration): from r\(worker * 10), \(visited) nodes") }
+        whileAnotherThreadBroadcasts(makingResponderNodes: true) {
+            for iteration in 0..<150 {
+                let (responders, nodes) = makeResponderChain(200)
+                let top = Counter()
+                nodes[199].subscribe(Ping.self, on: .postingThread) { _ in top.increment() }
+                runConcurrently(4) { worker in
+                    let visited = nodes[worker * 10].post(Ping(value: worker)).nodesVisited
+                    if visited != 200 - worker * 10 { wrong.append("\(iteration): from r\(worker * 10), \(visited) nodes") }
+                }
+                if top.value != 4 { wrong.append("\(iteration): the top heard \(top.value) posts") }
+                withExtendedLifetime(responders) {}
             }
-            if top.value != 4 { wrong.append("\(iteration): the top heard \(top.value) posts") }
-            withExtendedLifetime(responders) {}
         }
-        done.increment()
-        while done.value < 2 { Thread.sleep(forTimeInterval: 0.001) }
         #expect(wrong.entries == [])
     }
 

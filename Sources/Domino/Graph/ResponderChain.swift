@@ -890,13 +890,11 @@ struct ChainChecks {
     /// node was made or dropped since the links' paths were taken. Outside the lock.
     func hold(onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         guard checkable, readsHold(onMainThread: onMainThread, thread: thread) else { return false }
-        // Found probing a flaky test: a post read a chain through a responder whose
-        // node was made during the read (by another thread's broadcast, which reads
-        // every chain), took the link past it as holding, and skipped that node (16
-        // posts in 20,000).
-        // Loaded without a lock: one that has not seen a node made during the
-        // reads orders this walk before that node (a node made before the walk
-        // collected its route changed the membership the entries were taken at).
+        // Compared again after the reads (found probing a flaky test: a post read a
+        // chain through a responder whose node was made during the read, took the
+        // link past it as holding and skipped that node, 16 posts in 20,000).
+        // Loaded without a lock: a load that has not seen a node made during the
+        // reads orders this walk before that node.
         guard let membership else { return true }
         return ResponderRegistry.membership == membership
     }
