@@ -327,13 +327,14 @@ final class HandlerTable: Sendable {
         Unmanaged<RarerLists>.fromOpaque(rarer)._withUnsafeGuaranteedRef(body)
     }
 
-    /// `forEachBorrowed(in:_:)` over `table`'s responders (see `forEachSubscriber`).
+    /// `forEachBorrowed(in:_:)` over `table`'s responders (see `forEachSubscriber`;
+    /// the secondary list lent as `forEachReformer`'s).
     @inline(__always)
     static func forEachResponder(of table: HandlerTable, _ body: (Subscription) -> Bool) {
         if table.primaryResponds {
             table.primary.forEachBorrowed(body)
         } else {
-            table.rarer?.secondary.forEachBorrowed(body)
+            withRarerLists(of: table) { $0.secondary.forEachBorrowed(body) }
         }
     }
 
