@@ -31,6 +31,11 @@ internal import _DominoShims
 /// - A table *published* in the current epoch and retired in it is young: only
 ///   walks pinned in this epoch can have borrowed it, so it is released once the
 ///   current parity drains, even while a walk of the other parity still runs.
+/// - Who releases what limbo holds: the writer that retired it, right after it
+///   unlocks (its sweep looks a few times for the walks to end), and past that the
+///   last walk of a parity to unpin. A walk that unpins while a sweep is due leaves
+///   the work to it, so that a thread posting while another writes in a loop does
+///   not take the exclusive lock to free what the writer has just made.
 /// So every retired table is released soon after the walks that were running when
 /// it was retired have ended, however busy the threads are. A handler that runs for a
 /// long time (a modal loop, a blocking wait) holds back only the tables that existed
@@ -349,7 +354,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     static func unpinWithoutLock(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { graphLock.reclaimRetired() }
+        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
     }
 
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
@@ -359,15 +364,71 @@ final class GraphLock: @unchecked Sendable {
     /// decrements the pins, then checks the flag. Both are sequentially consistent
     /// read-modify-writes followed by loads, so at least one of the two sees the
     /// other: a table is never left in limbo after its last walk ended unnoticed.
+    /// While the flag says `writerSweeps`, the unpin leaves the reclaiming to that
+    /// writer's sweep (see `sweepLimbo`), whose end looks at the pins again after it
+    /// stores `unpinsReclaim`.
     @inline(__always)
     static func unpin(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(pins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) != 0 { graphLock.reclaimRetired() }
+        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
     }
 
-    /// Sets the limbo flag. Exclusive lock held.
-    private func setLimboFlag(_ holdsTables: Bool) {
-        AtomicWord.store(Self.base + Self.limboFlagOffset, holdsTables ? 1 : 0)
+    /// What the limbo flag says: whether `limbo` holds anything, and who reclaims it.
+    private enum LimboFlag {
+        /// Limbo is empty.
+        static let empty: UInt = 0
+        /// Limbo holds tables; the last unpin of a parity reclaims what it made safe.
+        static let unpinsReclaim: UInt = 1
+        /// Limbo holds tables that a writer retired and reclaims itself once it has
+        /// unlocked (`sweepLimbo`); unpins leave them to it. Their reclaiming, a
+        /// round of the exclusive lock on memory the writer has just written, cost
+        /// a thread posting while another writes in a loop (the stall row) about a
+        /// tenth of its posts (see Maintainers/ReadsWithoutALock.md).
+        static let writerSweeps: UInt = 2
+    }
+
+    /// Sets the limbo flag (a `LimboFlag`). Exclusive lock held.
+    private func setLimboFlag(_ value: UInt) {
+        AtomicWord.store(Self.base + Self.limboFlagOffset, value)
+    }
+
+    /// The limbo flag, loaded without a lock.
+    private static var limboFlag: UInt { AtomicWord.load(base + Self.limboFlagOffset) }
+
+    /// How many times a writer's sweep looks for the walks holding limbo back to have
+    /// ended before it leaves limbo to their unpins, and how many pauses it makes
+    /// between looks: a post's walk lasts well under a microsecond, and each look
+    /// reads every stripe's pins, which pulls the lines that walks pin on away from
+    /// them. (In the stall row, 1 look, 8 looks 8 pauses apart and 32 looks 1 or 8
+    /// apart were all within the noise of each other.)
+    private static let sweepLooks = 8
+    private static let sweepPauses = 8
+
+    /// For tests (`WriterSweepTests`): runs at the start of each writer's sweep, on
+    /// the writing thread, with nothing locked. Nil otherwise; set only by a suite
+    /// that runs in a process of its own.
+    @exclusivity(unchecked) nonisolated(unsafe) static var sweepBegins: (() -> Void)?
+    /// For tests, as `sweepBegins`: runs when a reclaim that found limbo left to a
+    /// sweep leaves what is still borrowed to the unpins, just before it says so
+    /// (exclusive lock held: the hook must not lock).
+    @exclusivity(unchecked) nonisolated(unsafe) static var limboStillBorrowed: (() -> Void)?
+
+    /// The sweep of a writer that left what it retired to itself (`LimboFlag.writerSweeps`,
+    /// never from inside a walk of its own: see `admitRetired`), after unlocking:
+    /// looks a few times for the walks that may borrow it to have ended, then
+    /// reclaims as an unpin would (`reclaimRetired`: at once if it gets the lock, else
+    /// by whoever holds it), which leaves what is still not safe to the unpins
+    /// (`unpinsReclaim`). Does nothing when another reclaim has settled the flag.
+    @inline(never)
+    private func sweepLimbo() {
+        Self.sweepBegins?()
+        var looks = 0
+        while Self.limboFlag == LimboFlag.writerSweeps && !(drained(parity: 0) && drained(parity: 1)) {
+            looks += 1
+            if looks == Self.sweepLooks { break }
+            for _ in 0..<Self.sweepPauses { PlatformMutex.yieldProcessor() }
+        }
+        if Self.limboFlag == LimboFlag.writerSweeps { reclaimRetired() }
     }
 
     /// Where the request to reclaim lives (see `reclaimRetired`): beside the limbo
@@ -446,9 +507,29 @@ final class GraphLock: @unchecked Sendable {
         }
     }
 
+    /// Advances the epoch when it can, moves the limbo batches that are safe now into
+    /// `released`, and sets the limbo flag: `writerSweeps` when the calling writer
+    /// sweeps (`admitRetired`), else `unpinsReclaim` while limbo holds anything.
+    /// Exclusive lock held.
+    private func advanceLocked(releasing released: inout [AnyObject], writerSweeps: Bool = false) {
+        let before = Self.limboFlag
+        releaseSafeBatchesLocked(into: &released)
+        if limbo.isEmpty { return setLimboFlag(LimboFlag.empty) }
+        if writerSweeps { return setLimboFlag(LimboFlag.writerSweeps) }
+        if before == LimboFlag.writerSweeps { Self.limboStillBorrowed?() }
+        setLimboFlag(LimboFlag.unpinsReclaim)
+        guard before == LimboFlag.writerSweeps else { return }
+        // Unpins that found `writerSweeps` left their reclaiming to this: each gave
+        // its pin back before it loaded the flag, so before the store above, and a
+        // second look at the pins, after it, sees them all. An unpin after that
+        // finds `unpinsReclaim`.
+        releaseSafeBatchesLocked(into: &released)
+        if limbo.isEmpty { setLimboFlag(LimboFlag.empty) }
+    }
+
     /// Advances the epoch when it can and moves the limbo batches that are safe now
     /// into `released`. Exclusive lock held.
-    private func advanceLocked(releasing released: inout [AnyObject]) {
+    private func releaseSafeBatchesLocked(into released: inout [AnyObject]) {
         var epoch = Self.epoch
         if limbo.contains(where: { $0.epoch == epoch }) && drained(parity: Int((epoch &+ 1) & 1)) {
             epoch &+= 1
@@ -464,13 +545,14 @@ final class GraphLock: @unchecked Sendable {
             if safe { released += batch.tables }
             return safe
         }
-        setLimboFlag(!limbo.isEmpty)
     }
 
     /// Sends the tables `graveyard` retired to limbo when a walk may still borrow
     /// them, or back to the graveyard to be released after unlocking. Exclusive lock
-    /// held.
-    private func admitRetired(_ graveyard: inout Graveyard) {
+    /// held. Returns true when it left limbo to this writer's sweep (`sweepLimbo`),
+    /// which the caller must then run once it has unlocked.
+    private func admitRetired(_ graveyard: inout Graveyard) -> Bool {
+        var sweeps = false
         let (tables, handlers, shared) = graveyard.takeRetired()
         let epoch = Self.epoch
         var released: [AnyObject] = []
@@ -504,12 +586,17 @@ final class GraphLock: @unchecked Sendable {
                 }
             }
             if !old.isEmpty || !young.isEmpty {
+                // The writer sweeps what is left, unless it writes from inside a walk
+                // (a handler), whose own pin would hold the sweep back.
+                sweeps = ThreadState.current.pointee.nesting == 0
                 // The flag before the pins are read again (see `unpin`).
-                setLimboFlag(true)
-                advanceLocked(releasing: &released)
+                setLimboFlag(sweeps ? LimboFlag.writerSweeps : LimboFlag.unpinsReclaim)
+                advanceLocked(releasing: &released, writerSweeps: sweeps)
+                sweeps = sweeps && !limbo.isEmpty
             }
         }
         for table in released { graveyard.add(table) }
+        return sweeps
     }
 
     /// How many readers wait for `stripe` (atomic; after its pin counts): a writer
@@ -602,14 +689,22 @@ final class GraphLock: @unchecked Sendable {
         do {
             result = try body(&graveyard)
         } catch {
-            if graveyard.hasRetired { admitRetired(&graveyard) }
-            unlockExclusive()
+            endWrite(&graveyard)
             throw error
         }
-        if graveyard.hasRetired { admitRetired(&graveyard) }
-        unlockExclusive()
+        endWrite(&graveyard)
         graveyard.bury()
         return result
+    }
+
+    /// Admits what a write retired and unlocks; then sweeps limbo if the write left
+    /// it to itself.
+    @inline(__always)
+    private func endWrite(_ graveyard: inout Graveyard) {
+        guard graveyard.hasRetired else { return unlockExclusive() }
+        let sweeps = admitRetired(&graveyard)
+        unlockExclusive()
+        if sweeps { sweepLimbo() }
     }
 }
 
