@@ -73,7 +73,7 @@ struct WriterSweepTests {
     @Test func aTableStillBorrowedWhenTheSweepEndsIsReclaimedByTheWalksUnpin() {
         let pinned = PinnedTable()
         pinned.replace()
-        // The sweep looked, found the walk still pinned, and left the table to it.
+        // The sweep's reclaim found the walk still pinned and left the table to it.
         #expect(pinned.table != nil, "released while a walk could still borrow it")
         pinned.unpin()
         #expect(pinned.table == nil, "the walk's unpin left the table in limbo after the sweep gave it up")
