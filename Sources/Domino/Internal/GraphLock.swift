@@ -354,23 +354,26 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     static func unpinWithoutLock(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
+        if remaining == 0 && AtomicWord.loadSequentiallyConsistent(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
     }
 
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
     /// tables that this makes safe.
     ///
     /// A writer that retires tables sets the limbo flag, then checks the pins; this
-    /// decrements the pins, then checks the flag. Both are sequentially consistent
-    /// read-modify-writes followed by loads, so at least one of the two sees the
-    /// other: a table is never left in limbo after its last walk ended unnoticed.
+    /// decrements the pins, then checks the flag. Both are a sequentially consistent
+    /// write followed by a sequentially consistent load, so at least one of the two
+    /// sees the other: a table is never left in limbo after its last walk ended
+    /// unnoticed. (The flag's load was acquiring before session 26: enough on x86,
+    /// where the locked decrement is a full fence, but on ARM64 an acquiring load
+    /// may be compiled to `ldapr`, which can pass an earlier release.)
     /// While the flag says `writerSweeps`, the unpin leaves the reclaiming to that
     /// writer's sweep (see `sweepLimbo`), whose end looks at the pins again after it
     /// stores `unpinsReclaim`.
     @inline(__always)
     static func unpin(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(pins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.load(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
+        if remaining == 0 && AtomicWord.loadSequentiallyConsistent(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
     }
 
     /// What the limbo flag says: whether `limbo` holds anything, and who reclaims it.
