@@ -36,7 +36,7 @@ struct LockFreeReadTests {
         let freed = Counter()
         nonisolated(unsafe) let slot = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
         slot.initializeMemory(as: UInt.self, to: PublishedProbe.retainedWord(serial: 0, freed: freed))
-        let stop = StopFlag()
+        let stop = Flag()
         let misreads = Counter()
         let readers = 3
         let finished = DispatchSemaphore(value: 0)
@@ -286,7 +286,7 @@ struct LockFreeReadTests {
         let anchors = (0..<4).map { DominoNode(label: "anchor\($0)") }
         for anchor in anchors.dropFirst() { anchor.mount(at: anchors[0]) }
         let keys: [SlotKey] = [.of(Ping.self), .of(Pong.self)] + (0..<12).map { .name("e\($0)") }
-        let stop = StopFlag()
+        let stop = Flag()
         let wrongTables = Counter()
         let walks = Counter()
         let readers = 2
@@ -351,7 +351,7 @@ struct LockFreeReadTests {
         middle.mount(at: root)
         let nodes = [leaf, middle, root]
         let keys: [SlotKey] = [.of(Pong.self)] + (0..<4).map { .name("e\($0)") }
-        let stop = StopFlag()
+        let stop = Flag()
         let wrongTables = Counter()
         let walksUsingTheirTables = Counter()
         let liveHandlersRead = Counter()
@@ -480,14 +480,6 @@ private func churnSubscriptions(
     if subscriptions.count > limit || Bool.random(using: &generator) {
         subscriptions.remove(at: Int.random(in: 0..<subscriptions.count, using: &generator)).cancel()
     }
-}
-
-private final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
 
 /// An object published through one word for `readersPinnedWithoutALock...`: alive,

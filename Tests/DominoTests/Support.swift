@@ -242,3 +242,12 @@ func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
     done.wait()
     return result.withLock { $0! }
 }
+
+/// A flag one thread sets and others poll (a stress test's stop signal).
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

@@ -140,7 +140,7 @@ struct WriterSweepTests {
         let written = DominoNode(label: "written")
         var leftBehind = 0
         for _ in 0..<300 {
-            let stop = ManagedAtomicFlag()
+            let stop = Flag()
             let stopped = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 while !stop.isSet { posted.post(Ping(value: 0)) }
@@ -158,10 +158,3 @@ struct WriterSweepTests {
     }
 }
 
-/// A flag one thread sets and another polls.
-private final class ManagedAtomicFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
-}
