@@ -339,29 +339,38 @@ fi
 # written for a `NamedEvent` stored in a generic receiver (about 60; a receiver
 # class of its own saved only 11, the override's own thunk taking the rest: not
 # kept). Limit 597 (+3%).
+# Session 27: three things the compiler paid on every walk or fire, found by reading
+# the hot instructions (callgrind --dump-instr): a walk's orphans released as nil
+# after `purge` (9 instructions; `purge` now leaves the list nil), two overflow tests
+# in every pin's and unpin's address (wrapping arithmetic), and a fire's
+# `enterFiring` saving five registers for its cold paths (now out of line): a post
+# 393 to 363, at depth 10 578 to 548, a request 567 to 532, two stages 733 to 697,
+# an intercepted post 775 to 738, a fire 227 to 212 (filtered 370 to 355, main actor
+# 287 to 272), the main-actor and owner-bound rows 29 to 35 fewer, a raise 2,900 to
+# 2,878. Limits lowered to the counts + 3%.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
 #
 # scenario               ops A  ops B  per   instructions  allocations  retains  releases
 limits=$(cat <<'TABLE'
-typed.post.local.1       2000   12000  1     403           0            0        2
-named.post.local.1       2000   12000  1     597           0            2        4
-typed.post.local.1.owned 2000   12000  1     470           0            1        3
-typed.post.local.1.mainactor  2000  12000  1  432         0            0        2
-typed.post.local.1.owned.mainactor  2000  12000  1  479   0            1        3
-typed.bubble.depth10     2000   12000  1     593           0            0        2
-typed.post.twostages     2000   12000  1     754           0            0        2
-typed.post.intercepted   2000   12000  1     802           0            0        2
-typed.post.stream        2000   12000  1     5267          0            1        3
-request.depth10          2000   12000  1     571           0            0        1
-request.depth10.mainactor  2000  12000  1    613           0            0        1
+typed.post.local.1       2000   12000  1     374           0            0        2
+named.post.local.1       2000   12000  1     568           0            2        4
+typed.post.local.1.owned 2000   12000  1     439           0            1        3
+typed.post.local.1.mainactor  2000  12000  1  411         0            0        2
+typed.post.local.1.owned.mainactor  2000  12000  1  459   0            1        3
+typed.bubble.depth10     2000   12000  1     565           0            0        2
+typed.post.twostages     2000   12000  1     718           0            0        2
+typed.post.intercepted   2000   12000  1     760           0            0        2
+typed.post.stream        2000   12000  1     5240          0            1        3
+request.depth10          2000   12000  1     548           0            0        1
+request.depth10.mainactor  2000  12000  1    586           0            0        1
 error.report.depth10     2000   12000  1     1712          1            4        7
 protocol.post.depth10    2000   12000  1     1339          0            7        9
-signal.fire.1            2000   12000  1     234           0            1        1
-signal.fire.filtered.1   2000   12000  1     382           0            1        1
-signal.fire.1.mainactor  2000   12000  1     296           0            1        1
-raise.depth10            200    1200   11    2967          0            0        2
+signal.fire.1            2000   12000  1     219           0            1        1
+signal.fire.filtered.1   2000   12000  1     366           0            1        1
+signal.fire.1.mainactor  2000   12000  1     281           0            1        1
+raise.depth10            200    1200   11    2964          0            0        2
 broadcast.tree1111       20     120    1111  216205        0            0        2
 broadcast.tree1111.intercepted  10  60  1111  402486        0            2        6
 responder.post.depth10   20     120    1     10330         1            45       59

@@ -1799,8 +1799,12 @@ struct Orphans {
     }
 
     /// Detaches every kept handler (see `DominoNode.purge(_:)`); nothing when none.
+    /// Mutating, and leaves `list` nil: the optimizer then knows that nothing is
+    /// left to release when the walk ends (measured: a non-mutating purge left a
+    /// `swift_release` of nil on every post: 393 to 380 instructions).
     @inline(__always)
-    func purge() {
-        if let list { DominoNode.purge(list) }
+    mutating func purge() {
+        guard let list = list.take() else { return }
+        DominoNode.purge(list)
     }
 }

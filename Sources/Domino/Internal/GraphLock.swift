@@ -186,9 +186,14 @@ final class GraphLock: @unchecked Sendable {
     /// The word counting the walks on `stripe` pinned in epochs of `parity` that are
     /// still running. Atomic: a walk pins under its stripe but unpins without any
     /// lock (a second lock round trip per post cost 50 instructions).
+    ///
+    /// Wrapping arithmetic: `stripe` (0 to 7) and `parity` (0 or 1) cannot overflow,
+    /// and the checked forms cost every pin and unpin two overflow tests (measured:
+    /// a post 380 to 363 instructions, a request 554 to 532).
     @inline(__always)
     private static func pins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
-        base + stripe * Self.stripeStride + Self.pinsOffset + parity * MemoryLayout<Int>.stride
+        assert(stripe >= 0 && stripe < stripeCount && parity & 1 == parity)
+        return base + (stripe &* Self.stripeStride &+ Self.pinsOffset &+ parity &* MemoryLayout<Int>.stride)
     }
 
     /// The word counting the readers on `stripe` pinned without a lock in epochs of
@@ -450,7 +455,7 @@ final class GraphLock: @unchecked Sendable {
     private func reclaimRequested() {
         while AtomicWord.loadSequentiallyConsistent(Self.reclaimRequestWord) != 0 {
             guard WordLock.tryLock(Self.base) else { return }
-            for stripe in 1..<Self.stripeCount { WordLock.lock(Self.base + stripe * Self.stripeStride) }
+            for stripe in 1..<Self.stripeCount { WordLock.lock(Self.base + stripe &* Self.stripeStride) }
             AtomicWord.store(Self.reclaimRequestWord, 0)
             var released: [AnyObject] = []
             advanceLocked(releasing: &released)
@@ -595,12 +600,12 @@ final class GraphLock: @unchecked Sendable {
     /// that finds some when it unlocks lets them in before it writes again.
     @inline(__always)
     private static func waiters(_ stripe: Int) -> UnsafeMutableRawPointer {
-        Self.base + stripe * Self.stripeStride + Self.pinsOffset + 2 * MemoryLayout<Int>.stride
+        Self.base + stripe &* Self.stripeStride + Self.pinsOffset + 2 * MemoryLayout<Int>.stride
     }
 
     @inline(__always)
     func lockShared(stripe: Int) {
-        let mutex = Self.base + stripe * Self.stripeStride
+        let mutex = Self.base + stripe &* Self.stripeStride
         if WordLock.tryLock(mutex) { return }
         waitForShared(mutex, stripe: stripe)
     }
@@ -619,20 +624,20 @@ final class GraphLock: @unchecked Sendable {
 
     @inline(__always)
     func unlockShared(stripe: Int) {
-        WordLock.unlock(Self.base + stripe * Self.stripeStride)
+        WordLock.unlock(Self.base + stripe &* Self.stripeStride)
         if stripe == 0 { reclaimIfRequested() }
     }
 
     func lockExclusive() {
         for stripe in 0..<Self.stripeCount {
-            WordLock.lock(Self.base + stripe * Self.stripeStride)
+            WordLock.lock(Self.base + stripe &* Self.stripeStride)
         }
     }
 
     /// Unlocks every stripe, last first.
     private func unlockStripes() {
         for stripe in (0..<Self.stripeCount).reversed() {
-            WordLock.unlock(Self.base + stripe * Self.stripeStride)
+            WordLock.unlock(Self.base + stripe &* Self.stripeStride)
         }
     }
 

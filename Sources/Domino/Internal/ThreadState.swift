@@ -145,6 +145,12 @@ struct ThreadState {
 
     private static let nextStripe = Mutex(0)
 
+    /// This thread's state, or nil before its first walk or fire (see `current`).
+    @inline(__always)
+    static var currentIfMade: UnsafeMutablePointer<ThreadState>? {
+        _domino_thread_state_get()?.assumingMemoryBound(to: ThreadState.self)
+    }
+
     @inline(__always)
     static var current: UnsafeMutablePointer<ThreadState> {
         if let raw = _domino_thread_state_get() {

@@ -172,8 +172,23 @@ class SignalCore: @unchecked Sendable {
     /// decrements the returned count when the fire ends, after calling
     /// ``endFireInterval(_:)`` when `traced` (``Tracing/isEnabledForAllNodes``: the
     /// fire began a signpost interval).
+    ///
+    /// The common fire (a thread seen before, well below the nesting limit, not
+    /// traced) takes the first three lines: a function without a frame of its own.
+    /// Everything else is out of line (measured: 33 instructions a fire to 18, when
+    /// the report's message and the signpost made this function save five registers).
     @usableFromInline
     final func enterFiring() -> (nesting: UnsafeMutablePointer<Int>, traced: Bool)? {
+        guard let thread = ThreadState.currentIfMade else { return enterFiringSlowly() }
+        guard thread.pointee.nesting < DominoNode.maximumNestingDepth, !Tracing.tracesFires(firesTraced) else { return enterFiringSlowly() }
+        thread.pointee.nesting &+= 1
+        return (ThreadState.nestingCount(thread), false)
+    }
+
+    /// `enterFiring` for a thread's first fire, a fire at the nesting limit, and a
+    /// traced fire.
+    @inline(never)
+    private final func enterFiringSlowly() -> (nesting: UnsafeMutablePointer<Int>, traced: Bool)? {
         let thread = ThreadState.current
         guard ThreadState.enterNesting(thread, "A fire of \(typeName)") else { return nil }
         // The thread state is heap memory of its own thread: the field's address
