@@ -117,9 +117,12 @@ final class GraphLock: @unchecked Sendable {
     /// `advanceLocked`), so admitting and reclaiming cost the same however many
     /// tables wait. Guarded by the exclusive lock.
     @exclusivity(unchecked) private var limbo: [(tables: [AnyObject], epoch: UInt, young: Bool)] = []
-    /// Where the word that says whether `limbo` holds anything lives: after the
-    /// stripes, on a cache line of its own. Written under the exclusive lock, read
-    /// by `unpin` without any (atomically, as the pin counts are).
+    /// Where the words after the stripes start: the one that says whether unpins
+    /// reclaim (`unpinsReclaimWord`), on a cache line of its own, then the epoch's
+    /// line (see `epochWord`), then the limbo flag and the reclaim request, on a pair
+    /// of lines of their own (`limboFlagWord`). Written under the exclusive lock (the
+    /// request also by walks), read by `unpin` without any (atomically, as the pin
+    /// counts are).
     private static var limboFlagOffset: Int { stripeCount * stripeStride }
 
     /// Opens the walk gate. Only the one `graphLock` may exist (its words are
@@ -128,7 +131,7 @@ final class GraphLock: @unchecked Sendable {
     /// pinned (`pinWithoutLock` runs before a walk reads the gate).
     fileprivate init() {
         precondition(WordLock.size <= Self.pinsOffset)
-        precondition(Self.limboFlagOffset + Self.stripeStride <= _domino_graph_words_size(), "the C shim's graph words are too small")
+        precondition(Self.limboFlagOffset + 2 * Self.stripeStride <= _domino_graph_words_size(), "the C shim's graph words are too small")
         AtomicWord.storeReleasing(Self.walkGateWord, DeliveryMode.Code.published(.postingThread))
     }
 
@@ -360,7 +363,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     static func unpinWithoutLock(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.loadSequentiallyConsistent(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
+        if remaining == 0 && AtomicWord.loadSequentiallyConsistent(unpinsReclaimWord) != 0 { graphLock.reclaimRetired() }
     }
 
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
@@ -379,7 +382,7 @@ final class GraphLock: @unchecked Sendable {
     @inline(__always)
     static func unpin(stripe: Int, parity: Int) {
         let remaining = AtomicWord.add(pins(stripe, parity: parity), -1)
-        if remaining == 0 && AtomicWord.loadSequentiallyConsistent(base + Self.limboFlagOffset) == LimboFlag.unpinsReclaim { graphLock.reclaimRetired() }
+        if remaining == 0 && AtomicWord.loadSequentiallyConsistent(unpinsReclaimWord) != 0 { graphLock.reclaimRetired() }
     }
 
     /// What the limbo flag says: whether `limbo` holds anything, and who reclaims it.
@@ -396,13 +399,33 @@ final class GraphLock: @unchecked Sendable {
         static let writerSweeps: UInt = 2
     }
 
-    /// Sets the limbo flag (a `LimboFlag`). Exclusive lock held.
+    /// Sets the limbo flag (a `LimboFlag`), and the word that unpins read
+    /// (`unpinsReclaimWord`) when what it says changes. Exclusive lock held.
     private func setLimboFlag(_ value: UInt) {
-        AtomicWord.store(Self.base + Self.limboFlagOffset, value)
+        AtomicWord.store(Self.limboFlagWord, value)
+        let unpinsReclaim: UInt = value == LimboFlag.unpinsReclaim ? 1 : 0
+        // Only this lock's holder stores it, so the load sees the last store; an
+        // unchanged word is not stored again: unpins keep it in their caches.
+        if AtomicWord.load(Self.unpinsReclaimWord) != unpinsReclaim {
+            AtomicWord.store(Self.unpinsReclaimWord, unpinsReclaim)
+        }
     }
 
     /// The limbo flag, loaded without a lock.
-    private static var limboFlag: UInt { AtomicWord.load(base + Self.limboFlagOffset) }
+    private static var limboFlag: UInt { AtomicWord.load(limboFlagWord) }
+
+    /// Where the limbo flag lives: on a line of its own, after the epoch's, which
+    /// only writers and reclaims read. Unpins read `unpinsReclaimWord` instead.
+    private static var limboFlagWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + Self.stripeStride }
+
+    /// 1 while the limbo flag says `unpinsReclaim`, else 0: the one word of the
+    /// flag's that every unpin loads, on a line of its own (where the epoch's line
+    /// starts its pair). It changes only when the unpins' duty does, so a writer
+    /// that sweeps what it retired (the common write) does not store to it: the
+    /// flag itself changes two or three times a write, and while it shared this
+    /// line every post after a write missed on it (see
+    /// Maintainers/ReadsWithoutALock.md, session 27).
+    private static var unpinsReclaimWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset }
 
     /// For tests (`WriterSweepTests`): runs at the start of each writer's sweep, on
     /// the writing thread, with nothing locked. Nil otherwise; set only by a suite
@@ -430,8 +453,9 @@ final class GraphLock: @unchecked Sendable {
     }
 
     /// Where the request to reclaim lives (see `reclaimRetired`): beside the limbo
-    /// flag, which the threads that set it have just read.
-    private static var reclaimRequestWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + MemoryLayout<UInt>.stride }
+    /// flag, which the threads that set it have just read, away from the words
+    /// that unpins load.
+    private static var reclaimRequestWord: UnsafeMutableRawPointer { limboFlagWord + MemoryLayout<UInt>.stride }
 
     /// Reclaims what the last unpin of a parity made safe, without waiting for a
     /// writer: the walk asks (the request word), then reclaims only if it gets the

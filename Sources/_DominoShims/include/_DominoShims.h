@@ -35,12 +35,13 @@ static inline __attribute__((always_inline)) void *_Nullable _domino_try_retain(
     return swift_tryRetain(object);
 }
 
-/// The graph lock's words (`GraphLock`: each stripe's mutex and pin counts, the limbo
-/// flag, the epoch, the walk gate, the link sequence and the words beside it), in static storage: walks reach
-/// them at a fixed address, where a Swift global would cost a `swift_once` at every
-/// access. Zero until `GraphLock` initializes the mutexes (nothing locks before that);
-/// a zero walk gate is closed, which sends walks to the path that initializes it.
-#define DOMINO_GRAPH_WORDS_SIZE 1152
+/// The graph lock's words (`GraphLock`: each stripe's mutex and pin counts, the word
+/// unpins read, the epoch, the walk gate, the link sequence and the words beside it,
+/// the limbo flag), in static storage: walks reach them at a fixed address, where a
+/// Swift global would cost a `swift_once` at every access. Zero until `GraphLock`
+/// initializes the mutexes (nothing locks before that); a zero walk gate is closed,
+/// which sends walks to the path that initializes it.
+#define DOMINO_GRAPH_WORDS_SIZE 1280
 extern unsigned char _domino_graph_words[];
 
 static inline __attribute__((always_inline)) void *_Nonnull _domino_graph_words_address(void) {
