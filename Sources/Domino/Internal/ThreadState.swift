@@ -82,6 +82,14 @@ struct ThreadState {
             .assumingMemoryBound(to: Int.self)
     }
 
+    /// The address of `thread`'s `downScratch`, for a walk down that gives its
+    /// scratch back into the empty field (see `DownScratch.giveBack`).
+    @inline(__always)
+    static func downScratchField(_ thread: UnsafeMutablePointer<ThreadState>) -> UnsafeMutablePointer<DownScratch?> {
+        (UnsafeMutableRawPointer(thread) + MemoryLayout<ThreadState>.offset(of: \.downScratch)!)
+            .assumingMemoryBound(to: DownScratch?.self)
+    }
+
     /// The signpost ID of the post, request or fire running at the current nesting
     /// level of the thread whose nesting count is at `nesting`: its address and the
     /// level. Intervals open at the same time never share one (one thread's nest at
