@@ -369,8 +369,9 @@ final class GraphLock: @unchecked Sendable {
     /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
     /// tables that this makes safe.
     ///
-    /// A writer that retires tables sets the limbo flag, then checks the pins; this
-    /// decrements the pins, then checks the flag. Both are a sequentially consistent
+    /// A writer that retires tables sets the limbo flag (and with it
+    /// `unpinsReclaimWord`, which is what unpins load), then checks the pins; this
+    /// decrements the pins, then checks that word. Both are a sequentially consistent
     /// write followed by a sequentially consistent load, so at least one of the two
     /// sees the other: a table is never left in limbo after its last walk ended
     /// unnoticed. (The flag's load was acquiring before session 26: enough on x86,
