@@ -153,7 +153,8 @@ extension DominoNode {
         guard enterNesting(thread, what: "\(raising ? "Raising" : "Broadcasting") \(key.displayName(for: Payload.self))") else {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
-        defer { thread.pointee.nesting -= 1 }
+        // Wrapping: `enterNesting` bounds the count (`maximumNestingDepth`).
+        defer { thread.pointee.nesting &-= 1 }
         let scratch = DownScratch.take(from: thread)
         var up = Plan()
         var down = Plan()

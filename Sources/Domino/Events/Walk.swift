@@ -966,7 +966,8 @@ extension DominoNode {
         guard enterNesting(thread, what: "Posting \(key.displayName(for: Payload.self))") else {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
-        defer { thread.pointee.nesting -= 1 }
+        // Wrapping: `enterNesting` bounds the count (`maximumNestingDepth`).
+        defer { thread.pointee.nesting &-= 1 }
 
         let writes = thread.pointee.writes
         let found = collectLean(key, thread: thread)
@@ -1471,8 +1472,9 @@ extension DominoNode {
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)
                 if runsHere {
                     if receiver.receive(value, &propagation) {
-                        deliveries += 1
-                        if receiver.hopsToActor { scheduled += 1 }
+                        // Wrapping: a count of handlers called cannot overflow.
+                        deliveries &+= 1
+                        if receiver.hopsToActor { scheduled &+= 1 }
                         if stage.traced {
                             // An actor's handler was only enqueued on its actor.
                             Tracing.emit(TraceRecord(kind: receiver.hopsToActor ? .scheduled : .delivered, event: eventName(), node: stage.nodeName))

@@ -100,7 +100,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         guard let firing = core.enterFiring() else { return }
         defer {
             if firing.traced { core.endFireInterval(firing.nesting) }
-            firing.nesting.pointee -= 1
+            firing.nesting.pointee &-= 1
         }
         var previous: (repeat each Value)? = (repeat each value)
         core.lock()
