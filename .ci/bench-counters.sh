@@ -355,20 +355,20 @@ fi
 # fewer (limit 2,951). Then the delivery count and the nesting count's decrement
 # with wrapping arithmetic (each bounded: handlers called, `maximumNestingDepth`):
 # a post 362 to 357, at depth 10 547 to 542, a fire 212 to 209, a raise 2,865 to
-# 2,829, a broadcast 189.2 to 186.2 a node (the count is per delivery); limits as
-# they were.
+# 2,829, a broadcast 189.2 to 186.2 a node (the count is per delivery); limits of
+# those five rows lowered to the counts + 3%.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
 #
 # scenario               ops A  ops B  per   instructions  allocations  retains  releases
 limits=$(cat <<'TABLE'
-typed.post.local.1       2000   12000  1     374           0            0        2
+typed.post.local.1       2000   12000  1     368           0            0        2
 named.post.local.1       2000   12000  1     568           0            2        4
 typed.post.local.1.owned 2000   12000  1     439           0            1        3
 typed.post.local.1.mainactor  2000  12000  1  411         0            0        2
 typed.post.local.1.owned.mainactor  2000  12000  1  459   0            1        3
-typed.bubble.depth10     2000   12000  1     565           0            0        2
+typed.bubble.depth10     2000   12000  1     558           0            0        2
 typed.post.twostages     2000   12000  1     718           0            0        2
 typed.post.intercepted   2000   12000  1     760           0            0        2
 typed.post.stream        2000   12000  1     5240          0            1        3
@@ -376,11 +376,11 @@ request.depth10          2000   12000  1     554           0            0       
 request.depth10.mainactor  2000  12000  1    592           0            0        1
 error.report.depth10     2000   12000  1     1686          1            4        7
 protocol.post.depth10    2000   12000  1     1314          0            7        9
-signal.fire.1            2000   12000  1     219           0            1        1
+signal.fire.1            2000   12000  1     215           0            1        1
 signal.fire.filtered.1   2000   12000  1     366           0            1        1
 signal.fire.1.mainactor  2000   12000  1     281           0            1        1
-raise.depth10            200    1200   11    2951          0            0        2
-broadcast.tree1111       20     120    1111  216205        0            0        2
+raise.depth10            200    1200   11    2914          0            0        2
+broadcast.tree1111       20     120    1111  213064        0            0        2
 broadcast.tree1111.intercepted  10  60  1111  402486        0            2        6
 responder.post.depth10   20     120    1     10330         1            45       59
 responder.broadcast.tree111  10  60    111   122273        1            448      564
