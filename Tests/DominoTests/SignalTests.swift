@@ -54,6 +54,30 @@ struct SignalTests {
         #expect(listener.received.count == DominoNode.maximumNestingDepth)
     }
 
+    /// A thread's first fire, before it has any Domino state, takes the fire's slow
+    /// entry (which makes the state): it must count its level as every later fire
+    /// does, or a recursion from it would run one level deeper or shallower.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRecursiveFireThatIsItsThreadsFirstDominoCallIsCutOffAtTheSameDepth() {
+        let signal = Signal<Int>()
+        let listener = Listener()
+        signal.subscribe(listener, on: .postingThread) { [weak signal] observer, value in
+            observer.record(value)
+            signal?.fire(value + 1)
+        }
+        let diagnostics = Mutex<[Diagnostic.Code]>([])
+        let done = DispatchSemaphore(value: 0)
+        // A thread of its own: no other test has posted or fired on it.
+        let thread = Thread {
+            diagnostics.withLock { $0 = Diagnostics.capture { signal.fire(0) }.map(\.code) }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(listener.received == Array(0..<DominoNode.maximumNestingDepth))
+        #expect(diagnostics.withLock { $0 } == [.nestingLimitExceeded])
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test @MainActor func mainActorObserverRunsInPlaceWhenFiredOnTheMainActor() {
         let signal = Signal<Int, String>()

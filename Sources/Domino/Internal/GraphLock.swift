@@ -420,11 +420,11 @@ final class GraphLock: @unchecked Sendable {
     private static var limboFlagWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset + Self.stripeStride }
 
     /// 1 while the limbo flag says `unpinsReclaim`, else 0: the one word of the
-    /// flag's that every unpin loads, on a line of its own (where the epoch's line
-    /// starts its pair). It changes only when the unpins' duty does, so a writer
-    /// that sweeps what it retired (the common write) does not store to it: the
-    /// flag itself changes two or three times a write, and while it shared this
-    /// line every post after a write missed on it (see
+    /// flag's that every unpin loads, on a line of its own (the first of the pair
+    /// whose second holds the epoch). It changes only when the unpins' duty does,
+    /// so a writer that sweeps what it retired (the common write) does not store to
+    /// it: the flag itself changes two or three times a write, and while it shared
+    /// this line every post after a write missed on it (see
     /// Maintainers/ReadsWithoutALock.md, session 27).
     private static var unpinsReclaimWord: UnsafeMutableRawPointer { base + Self.limboFlagOffset }
 
