@@ -16,6 +16,19 @@ private final class Listener: Sendable {
     func forget() { log.withLock { $0 = [] } }
 }
 
+/// A signal whose one observer records each value, then fires the signal again
+/// with the next one, synchronously: a recursion only the nesting limit ends.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+private func signalFiringItselfRecursively() -> (Signal<Int>, Listener) {
+    let signal = Signal<Int>()
+    let listener = Listener()
+    signal.subscribe(listener, on: .postingThread) { [weak signal] observer, value in
+        observer.record(value)
+        signal?.fire(value + 1)
+    }
+    return (signal, listener)
+}
+
 /// Runs `body(worker)` on `workers` threads at once and waits for all of them.
 private func onThreads(_ workers: Int, _ body: @escaping @Sendable (Int) -> Void) {
     DispatchQueue.concurrentPerform(iterations: workers) { body($0) }
@@ -39,12 +52,7 @@ struct SignalTests {
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func anObserverFiringItsOwnSignalRecursivelyIsCutOffAndReportedInsteadOfOverflowingTheStack() {
-        let signal = Signal<Int>()
-        let listener = Listener()
-        signal.subscribe(listener, on: .postingThread) { [weak signal] observer, value in
-            observer.record(value)
-            signal?.fire(value + 1)
-        }
+        let (signal, listener) = signalFiringItselfRecursively()
         let diagnostics = Diagnostics.capture { signal.fire(0) }
         #expect(listener.received == Array(0..<DominoNode.maximumNestingDepth))
         #expect(diagnostics.map(\.code) == [.nestingLimitExceeded])
@@ -59,12 +67,7 @@ struct SignalTests {
     /// does, or a recursion from it would run one level deeper or shallower.
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aRecursiveFireThatIsItsThreadsFirstDominoCallIsCutOffAtTheSameDepth() {
-        let signal = Signal<Int>()
-        let listener = Listener()
-        signal.subscribe(listener, on: .postingThread) { [weak signal] observer, value in
-            observer.record(value)
-            signal?.fire(value + 1)
-        }
+        let (signal, listener) = signalFiringItselfRecursively()
         let diagnostics = Mutex<[Diagnostic.Code]>([])
         let done = DispatchSemaphore(value: 0)
         // A thread of its own: no other test has posted or fired on it.

@@ -161,10 +161,7 @@ struct ThreadState {
 
     @inline(__always)
     static var current: UnsafeMutablePointer<ThreadState> {
-        if let raw = _domino_thread_state_get() {
-            return raw.assumingMemoryBound(to: ThreadState.self)
-        }
-        return makeCurrent()
+        currentIfMade ?? makeCurrent()
     }
 
     @inline(never)
