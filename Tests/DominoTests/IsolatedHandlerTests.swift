@@ -167,6 +167,19 @@ struct IsolatedHandlerTests {
         #expect(controller.ranOnMain.entries == [true])
     }
 
+    @Test @MainActor func aQueuedMainActorDeliveryIsDroppedWhenItsOwnerIsGoneByItsTurn() async {
+        let node = DominoNode(label: "n")
+        let counter = Counter()
+        var owner: Host? = Host("owner")
+        let subscription = node.subscribe(Ping.self, owner: owner!) { _, _ in counter.increment() }
+        let result = onAnotherThread { node.post(Ping(value: 1)) }
+        #expect(result.scheduled == 1)
+        owner = nil                           // before the main queue gets to the delivery
+        await mainQueueHasRunWhatWasQueuedBefore()
+        #expect(counter.value == 0)
+        #expect(!subscription.isActive)
+    }
+
     @Test @MainActor func cancellingAnIsolatedSubscriptionBeforeItsQueuedDeliveryRunsDropsIt() async {
         let node = DominoNode(label: "n")
         let counter = Counter()

@@ -46,7 +46,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (E) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, _ in try handler(event) }, for: SlotKey.of(E.self).in(phase))
+        add(isolatedReceiver(isolation, handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes a handler, run in the caller's isolation, that can stop the event
@@ -59,7 +59,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (E, inout Propagation) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<E>(isolation: isolation, owner: nil) { _, event, propagation in try handler(event, &propagation) }, for: SlotKey.of(E.self).in(phase))
+        add(isolatedReceiver(isolation, handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes on behalf of `owner`, which is held weakly and passed to the
@@ -79,9 +79,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (Owner, E) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<E>(isolation: isolation, owner: owner) { owner, event, _ in
-            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
-        }, for: SlotKey.of(E.self).in(phase))
+        add(isolatedReceiver(isolation, owner: owner) { owner, event, _ in try handler(owner, event) }, for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes on behalf of `owner` with a handler, run in the caller's
@@ -94,9 +92,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (Owner, E, inout Propagation) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<E>(isolation: isolation, owner: owner) { owner, event, propagation in
-            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, &propagation)
-        }, for: SlotKey.of(E.self).in(phase))
+        add(isolatedReceiver(isolation, owner: owner, handler), for: SlotKey.of(E.self).in(phase))
     }
 
     /// Subscribes on behalf of an actor, held weakly and passed to the handler as its
@@ -152,7 +148,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (NamedEvent) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, _ in try handler(event) }, for: SlotKey.name(name.rawValue).in(phase))
+        add(isolatedReceiver(isolation, handler), for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes a handler, run in the caller's isolation, to the named event
@@ -164,7 +160,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (NamedEvent, inout Propagation) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: nil) { _, event, propagation in try handler(event, &propagation) }, for: SlotKey.name(name.rawValue).in(phase))
+        add(isolatedReceiver(isolation, handler), for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Subscribes to the named event `name` on behalf of `owner`, held weakly and
@@ -177,9 +173,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation,
         _ handler: @escaping (Owner, NamedEvent) throws -> Void
     ) -> Subscription {
-        add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: owner) { owner, event, _ in
-            try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event)
-        }, for: SlotKey.name(name.rawValue).in(phase))
+        add(isolatedReceiver(isolation, owner: owner) { owner, event, _ in try handler(owner, event) }, for: SlotKey.name(name.rawValue).in(phase))
     }
 
     /// Routes named events to methods of `owner`, each run in the caller's isolation:
@@ -201,9 +195,7 @@ extension DominoNode {
         isolation: isolated (any Actor) = #isolation
     ) -> [Subscription] {
         routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { name, method in
-            add(IsolatedReceiver<NamedEvent>(isolation: isolation, owner: owner) { owner, event, _ in
-                method(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self))(event)
-            }, for: SlotKey.name(name.rawValue).in(.bubble))
+            add(isolatedReceiver(isolation, owner: owner) { owner, event, _ in method(owner)(event) }, for: SlotKey.name(name.rawValue).in(.bubble))
         }
     }
 
@@ -262,6 +254,36 @@ extension DominoNode {
             response = try answer(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), request)
             return response != nil
         }
+    }
+}
+
+/// The receiver of an owner-less handler written in code isolated to `isolation`:
+/// a main-actor handler is stored as written, with the main thread as its mode (a
+/// post on the main thread calls it without a closure around it); another actor's
+/// goes through `IsolatedReceiver`, which enqueues it there.
+private func isolatedReceiver<Payload: Sendable>(
+    _ isolation: any Actor, _ handler: @escaping (Payload) throws -> Void
+) -> Receiver<Payload> {
+    if isolation === MainActor.shared { return ClosureReceiver(mainActor: handler) }
+    return IsolatedReceiver(isolation: isolation, owner: nil) { _, event, _ in try handler(event) }
+}
+
+/// As `isolatedReceiver(_:_:)`, for a handler that can stop the event.
+private func isolatedReceiver<Payload: Sendable>(
+    _ isolation: any Actor, _ handler: @escaping (Payload, inout Propagation) throws -> Void
+) -> Receiver<Payload> {
+    if isolation === MainActor.shared { return ControllingReceiver(mainActor: handler) }
+    return IsolatedReceiver(isolation: isolation, owner: nil) { _, event, propagation in try handler(event, &propagation) }
+}
+
+/// As `isolatedReceiver(_:_:)`, for a handler bound to `owner`: a main-actor one is
+/// an `OwnedReceiver` on the main thread, which passes the owner as its type.
+private func isolatedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>(
+    _ isolation: any Actor, owner: Owner, _ handler: @escaping (Owner, Payload, inout Propagation) throws -> Void
+) -> Receiver<Payload> {
+    if isolation === MainActor.shared { return OwnedReceiver(mainActor: owner, body: handler) }
+    return IsolatedReceiver(isolation: isolation, owner: owner) { owner, event, propagation in
+        try handler(unsafeDowncast(owner.unsafelyUnwrapped, to: Owner.self), event, &propagation)
     }
 }
 
