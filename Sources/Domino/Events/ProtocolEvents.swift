@@ -320,24 +320,29 @@ extension DominoNode {
 
         for index in 0..<plan.stages.count {
             let stage = plan.stages[index]
-            for handler in stage.table.subscribers {
-                let receiver = unsafeDowncast(handler, to: TargetReceiver<Target>.self)
-                if thread.pointee.writes != plan.writes, !receiver.isAttached { continue }
-                guard receiver.livesHere(thread, isolation: isolation) else {
-                    if receiver.isOrphaned { orphans.append(receiver) } else { skipped.append(receiver.placeName) }
-                    continue
-                }
-                var answered = false
-                let alive = try receiver.withTarget { target in
-                    calls += 1
-                    answered = try call(target, receiver, &answer)
-                }
-                guard alive else {
-                    orphans.append(receiver)
-                    continue
-                }
-                if !event.isRequest, stage.traced {
-                    Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
+            // Each handler lent, not retained: the walk's pin keeps the list.
+            var handlers = HandlerTable.subscriberCursor(of: stage.handlers)
+            while let handler = handlers.next() {
+                let answered = try handler._withUnsafeGuaranteedRef { handler -> Bool in
+                    let receiver = unsafeDowncast(handler, to: TargetReceiver<Target>.self)
+                    if thread.pointee.writes != plan.writes, !receiver.isAttached { return false }
+                    guard receiver.livesHere(thread, isolation: isolation) else {
+                        if receiver.isOrphaned { orphans.append(receiver) } else { skipped.append(receiver.placeName) }
+                        return false
+                    }
+                    var answered = false
+                    let alive = try receiver.withTarget { target in
+                        calls += 1
+                        answered = try call(target, receiver, &answer)
+                    }
+                    guard alive else {
+                        orphans.append(receiver)
+                        return false
+                    }
+                    if !event.isRequest, stage.traced {
+                        Tracing.emit(TraceRecord(kind: .delivered, event: event.description, node: stage.nodeName))
+                    }
+                    return answered
                 }
                 if answered {
                     if stage.traced {

@@ -155,6 +155,14 @@ struct HandlerList: @unchecked Sendable {
         }
     }
 
+    /// The live handlers one at a time, lent as `forEachBorrowed` lends them, for a
+    /// loop whose body throws or returns from its function (a closure can do
+    /// neither). The view's storage must outlive the cursor: a pinned walk's.
+    @inline(__always)
+    var borrowedCursor: BorrowedHandlers {
+        BorrowedHandlers(object: unsafeBitCast(storage, to: UnsafeMutableRawPointer?.self), end: Int(end))
+    }
+
     // MARK: Bound handlers (the duplicate check), exclusive lock held
 
     /// How many handlers a list scans for an object's earlier subscription before
@@ -366,5 +374,46 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
             }
             entries.deinitialize(count: Int(header.pointee.used))
         }
+    }
+}
+
+/// A cursor over a `HandlerList`'s live handlers, each lent without reference
+/// counting (see `HandlerList.borrowedCursor`): a protocol walk's loop, whose body
+/// calls a closure that may throw, iterated the list as a sequence, which retained
+/// the storage and each handler (measured: four retains and five releases a post).
+struct BorrowedHandlers {
+    /// The storage, or a lone handler when `end` is 0; nil for an empty list.
+    private let object: UnsafeMutableRawPointer?
+    private let end: Int
+    private var index = 0
+
+    fileprivate init(object: UnsafeMutableRawPointer?, end: Int) {
+        self.object = object
+        self.end = end
+    }
+
+    /// A cursor over no handler.
+    static var empty: BorrowedHandlers { BorrowedHandlers(object: nil, end: 0) }
+
+    /// The next live handler, or nil after the last.
+    @inline(__always)
+    mutating func next() -> Unmanaged<Subscription>? {
+        guard let object else { return nil }
+        if end == 0 {
+            // A lone handler: the storage word is the handler.
+            guard index == 0 else { return nil }
+            index = 1
+            let handler = Unmanaged<Subscription>.fromOpaque(object)
+            return handler._withUnsafeGuaranteedRef { $0.isRemoved } ? nil : handler
+        }
+        let entries = (object + HandlerStorage.entriesOffset).assumingMemoryBound(to: UnsafeRawPointer?.self)
+        while index < end {
+            // Entries below `end` are never null: one test skips removed ones.
+            let bits = AtomicWord.load(UnsafeMutableRawPointer(entries + index))
+            index &+= 1
+            if bits & HandlerStorage.removedBit != 0 { continue }
+            return Unmanaged<Subscription>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+        }
+        return nil
     }
 }

@@ -305,6 +305,13 @@ final class HandlerTable: Sendable {
         if !table.primaryResponds { table.primary.forEachBorrowed(body) }
     }
 
+    /// `table`'s subscribers as a cursor (see `HandlerList.borrowedCursor`), for a
+    /// loop whose body throws.
+    @inline(__always)
+    static func subscriberCursor(of table: Unmanaged<HandlerTable>) -> BorrowedHandlers {
+        table._withUnsafeGuaranteedRef { $0.primaryResponds ? .empty : $0.primary.borrowedCursor }
+    }
+
     /// `forEachBorrowed(in:_:)` over `table`'s reformers (see `forEachSubscriber`:
     /// the `reformers` accessor's list was retained, measured).
     @inline(__always)
