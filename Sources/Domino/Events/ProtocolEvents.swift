@@ -447,7 +447,8 @@ struct TargetWalk<Target>: Sendable {
             if index == start, let pending {
                 pending.forEach(visit)
             } else {
-                for handler in stage.table.subscribers { visit(handler) }
+                var handlers = HandlerTable.subscriberCursor(of: stage.handlers)
+                while let handler = handlers.next() { handler._withUnsafeGuaranteedRef(visit) }
             }
             if let moving {
                 let result = PostResult(deliveries: calls, nodesVisited: plan.nodesVisited, stopReason: nil, stoppedAt: nil)
