@@ -124,9 +124,27 @@ final class ObserverList: @unchecked Sendable {
     /// Marks the list retired: the core no longer lists it. Lock held. When a fire
     /// is still counted in, takes a reference for the last fire out to release; the
     /// core releases its own after unlocking either way.
+    ///
+    /// The reference is taken before the mark, never after: fires count out without
+    /// the lock, and the last one out of a list already marked releases at once, so
+    /// a reference taken after the mark could come after that release, which might
+    /// have been the list's last (a deinit, then a retain of the dead list: seen
+    /// once in a full test run under load, and every other run with a pause put
+    /// between the mark and the retain).
     func retire() {
-        guard AtomicWord.insert(Self.firing(base), 1) >= 2 else { return }
-        _ = Unmanaged.passUnretained(self).retain()
+        let firing = Self.firing(base)
+        // No fire counted in: none can start (the lock is held), so none will look
+        // for the reference.
+        guard AtomicWord.load(firing) >= 2 else {
+            _ = AtomicWord.insert(firing, 1)
+            return
+        }
+        let reference = Unmanaged.passUnretained(self).retain()
+        if AtomicWord.insert(firing, 1) < 2 {
+            // The fires left between the load and the mark, so none releases it; the
+            // core's reference is still held, so this release is never the last.
+            reference.release()
+        }
     }
 
     /// The entry in `slot` (or ``cleared``), not retained: one acquiring load, for
