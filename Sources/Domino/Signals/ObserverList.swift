@@ -121,6 +121,12 @@ final class ObserverList: @unchecked Sendable {
         list.release()
     }
 
+    /// For tests (`SignalRetireTests`): runs when `retire()` has marked a list that
+    /// a fire was counted in on, before it decides about its reference (the
+    /// signal's lock held: the hook must not fire that signal). Nil otherwise; set
+    /// only by a suite that runs in a process of its own.
+    @exclusivity(unchecked) nonisolated(unsafe) static var retiredWhileFired: (() -> Void)?
+
     /// Marks the list retired: the core no longer lists it. Lock held. When a fire
     /// is still counted in, takes a reference for the last fire out to release; the
     /// core releases its own after unlocking either way.
@@ -140,7 +146,9 @@ final class ObserverList: @unchecked Sendable {
             return
         }
         let reference = Unmanaged.passUnretained(self).retain()
-        if AtomicWord.insert(firing, 1) < 2 {
+        let before = AtomicWord.insert(firing, 1)
+        Self.retiredWhileFired?()
+        if before < 2 {
             // The fires left between the load and the mark, so none releases it; the
             // core's reference is still held, so this release is never the last.
             reference.release()
