@@ -357,6 +357,15 @@ fi
 # a post 362 to 357, at depth 10 547 to 542, a fire 212 to 209, a raise 2,865 to
 # 2,829, a broadcast 189.2 to 186.2 a node (the count is per delivery); limits of
 # those five rows lowered to the counts + 3%.
+# Session 28: handlers written in main-actor code stored as written (a main-thread
+# `ClosureReceiver`, `ControllingReceiver` or `OwnedReceiver` instead of the isolated
+# receiver's closure around the user's): a main-actor post 393 to 362, owner-bound
+# 439 to 430; a main-actor responder answers in one frame: a main-actor request 575
+# to 557; a fire calls a main-thread observer in place from its loop on the main
+# thread: a main-actor fire 269 to 235 (a filtered fire 352 to 356, one more test on
+# its slow path; its limit kept); a protocol walk lends its targets' receivers (a
+# cursor) instead of iterating the list as a sequence: a protocol post 1,276 to
+# 1,120, retains 7 to 3, releases 9 to 6. Limits lowered to the counts + 3%.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
@@ -366,19 +375,19 @@ limits=$(cat <<'TABLE'
 typed.post.local.1       2000   12000  1     368           0            0        2
 named.post.local.1       2000   12000  1     568           0            2        4
 typed.post.local.1.owned 2000   12000  1     439           0            1        3
-typed.post.local.1.mainactor  2000  12000  1  411         0            0        2
-typed.post.local.1.owned.mainactor  2000  12000  1  459   0            1        3
+typed.post.local.1.mainactor  2000  12000  1  373         0            0        2
+typed.post.local.1.owned.mainactor  2000  12000  1  443   0            1        3
 typed.bubble.depth10     2000   12000  1     558           0            0        2
 typed.post.twostages     2000   12000  1     718           0            0        2
 typed.post.intercepted   2000   12000  1     760           0            0        2
 typed.post.stream        2000   12000  1     5240          0            1        3
 request.depth10          2000   12000  1     554           0            0        1
-request.depth10.mainactor  2000  12000  1    592           0            0        1
+request.depth10.mainactor  2000  12000  1    574           0            0        1
 error.report.depth10     2000   12000  1     1686          1            4        7
-protocol.post.depth10    2000   12000  1     1314          0            7        9
+protocol.post.depth10    2000   12000  1     1154          0            3        6
 signal.fire.1            2000   12000  1     215           0            1        1
 signal.fire.filtered.1   2000   12000  1     366           0            1        1
-signal.fire.1.mainactor  2000   12000  1     281           0            1        1
+signal.fire.1.mainactor  2000   12000  1     243           0            1        1
 raise.depth10            200    1200   11    2914          0            0        2
 broadcast.tree1111       20     120    1111  213064        0            0        2
 broadcast.tree1111.intercepted  10  60  1111  402486        0            2        6
