@@ -133,10 +133,10 @@ final class ObserverList: @unchecked Sendable {
     ///
     /// The reference is taken before the mark, never after: fires count out without
     /// the lock, and the last one out of a list already marked releases at once, so
-    /// a reference taken after the mark could come after that release, which might
-    /// have been the list's last (a deinit, then a retain of the dead list: seen
-    /// once in a full test run under load, and every other run with a pause put
-    /// between the mark and the retain).
+    /// with the reference taken after the mark, that release could come first and
+    /// free the list under the writer, whose retain then came too late (seen once in
+    /// a full test run under load, and every other run with a pause put between the
+    /// mark and the retain; `SignalRetireTests`).
     func retire() {
         let firing = Self.firing(base)
         // No fire counted in: none can start (the lock is held), so none will look
