@@ -396,24 +396,28 @@ struct ProtocolEventTests {
         #expect(log.entries.isEmpty)
     }
 
-    @Test func aCancelledTargetAmongSeveralAtANodeIsSkippedAndTheOthersAreCalledInOrder() {
+    /// Targets a, b and c subscribed in that order at one node, b's subscription
+    /// cancelled: its entry stays in the list's storage, marked removed.
+    private func threeTargetsWithTheMiddleOneCancelled() -> (node: DominoNode, log: Log<String>, targets: [ContentTarget]) {
         let node = DominoNode(label: "n")
         let log = Log<String>()
         let targets = ["a", "b", "c"].map { ContentTarget($0, log: log) }
         let subscriptions = targets.map { node.subscribe(ContentEvents.self, target: $0, on: .postingThread) }
         subscriptions[1].cancel()
-        let result = node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) }
+        return (node, log, targets)
+    }
+
+    @Test func aCancelledTargetAmongSeveralAtANodeIsSkippedAndTheOthersAreCalledInOrder() {
+        let (node, log, targets) = threeTargetsWithTheMiddleOneCancelled()
+        // Targets are held weakly: kept alive for the post.
+        let result = withExtendedLifetime(targets) { node.post(ContentEvents.self) { $0.contentDidLoad(itemCount: 1) } }
         #expect(log.entries == ["a:1", "c:1"])
         #expect(result.deliveries == 2)
     }
 
     @Test func aPostToEveryTargetSkipsACancelledTargetAmongSeveralAtANode() {
-        let node = DominoNode(label: "n")
-        let log = Log<String>()
-        let targets = ["a", "b", "c"].map { ContentTarget($0, log: log) }
-        let subscriptions = targets.map { node.subscribe(ContentEvents.self, target: $0, on: .postingThread) }
-        subscriptions[1].cancel()
-        let result = node.post(ContentEvents.self, to: .everyTarget) { $0.contentDidLoad(itemCount: 2) }
+        let (node, log, targets) = threeTargetsWithTheMiddleOneCancelled()
+        let result = withExtendedLifetime(targets) { node.post(ContentEvents.self, to: .everyTarget) { $0.contentDidLoad(itemCount: 2) } }
         #expect(log.entries == ["a:2", "c:2"])
         #expect(result.deliveries == 2)
     }

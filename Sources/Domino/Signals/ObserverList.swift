@@ -121,9 +121,9 @@ final class ObserverList: @unchecked Sendable {
         list.release()
     }
 
-    /// For tests (`SignalRetireTests`): runs when `retire()` has marked a list that
-    /// a fire was counted in on, before it decides about its reference (the
-    /// signal's lock held: the hook must not fire that signal). Nil otherwise; set
+    /// For tests (`SignalRetireTests`): runs when `retire()` has marked a list,
+    /// before it decides about its reference (the signal's lock held: the hook must
+    /// not fire that signal). Nil otherwise; set
     /// only by a suite that runs in a process of its own.
     @exclusivity(unchecked) nonisolated(unsafe) static var retiredWhileFired: (() -> Void)?
 
@@ -138,19 +138,13 @@ final class ObserverList: @unchecked Sendable {
     /// a full test run under load, and every other run with a pause put between the
     /// mark and the retain; `SignalRetireTests`).
     func retire() {
-        let firing = Self.firing(base)
-        // No fire counted in: none can start (the lock is held), so none will look
-        // for the reference.
-        guard AtomicWord.load(firing) >= 2 else {
-            _ = AtomicWord.insert(firing, 1)
-            return
-        }
         let reference = Unmanaged.passUnretained(self).retain()
-        let before = AtomicWord.insert(firing, 1)
+        let before = AtomicWord.insert(Self.firing(base), 1)
         Self.retiredWhileFired?()
         if before < 2 {
-            // The fires left between the load and the mark, so none releases it; the
-            // core's reference is still held, so this release is never the last.
+            // No fire was counted in, and none can start (the lock is held): none
+            // will release it. The core's reference is still held, so this release
+            // is never the last.
             reference.release()
         }
     }
