@@ -381,6 +381,8 @@ final class HandlerStorage: ManagedBuffer<HandlerStorage.Header, UnsafeRawPointe
 /// counting (see `HandlerList.borrowedCursor`): a protocol walk's loop, whose body
 /// calls a closure that may throw, iterated the list as a sequence, which retained
 /// the storage and each handler (measured: four retains and five releases a post).
+/// `forEachBorrowed` keeps a loop of its own: written over this cursor, it cost a
+/// post 357 to 394 instructions and a broadcast 186 to 212 a node (measured).
 struct BorrowedHandlers {
     /// The storage, or a lone handler when `end` is 0; nil for an empty list.
     private let object: UnsafeMutableRawPointer?
