@@ -47,12 +47,14 @@ final class GraphLock: @unchecked Sendable {
     static let stripeCount = 8
     /// Two cache lines per stripe keep adjacent-line prefetching from coupling them.
     private static let stripeStride = 128
-    /// Where a stripe keeps its two pin counts (one per epoch parity), after the
-    /// mutex; then the count of readers waiting for it; then the two pin counts of
-    /// readers pinned without a lock.
+    /// Where a stripe keeps its two pin counts (one per epoch parity), on the line
+    /// after the mutex's; then the two pin counts of readers pinned without a lock.
     private static let pinsOffset = 64
     /// Where the pins of readers without a lock start, from `pinsOffset`.
-    private static let lockFreePinsOffset = 3 * MemoryLayout<Int>.stride
+    private static let lockFreePinsOffset = 2 * MemoryLayout<Int>.stride
+    /// Where a stripe keeps the count of readers waiting for it: at the end of the
+    /// mutex's line, which the writer that reads it holds (see `waiters(_:)`).
+    private static let waitersOffset = pinsOffset - MemoryLayout<Int>.stride
 
     /// Where the lock's words are: static storage of the C shim (`_domino_graph_words`),
     /// so that a walk reaches them without the `swift_once` that every access of
@@ -130,7 +132,7 @@ final class GraphLock: @unchecked Sendable {
     /// stripe's lock, a `WordLock`, is free at zero), and a walk may already have
     /// pinned (`pinWithoutLock` runs before a walk reads the gate).
     fileprivate init() {
-        precondition(WordLock.size <= Self.pinsOffset)
+        precondition(WordLock.size <= Self.waitersOffset)
         precondition(Self.limboFlagOffset + 2 * Self.stripeStride <= _domino_graph_words_size(), "the C shim's graph words are too small")
         AtomicWord.storeReleasing(Self.walkGateWord, DeliveryMode.Code.published(.postingThread))
     }
@@ -622,11 +624,20 @@ final class GraphLock: @unchecked Sendable {
         return sweeps
     }
 
-    /// How many readers wait for `stripe` (atomic; after its pin counts): a writer
-    /// that finds some when it unlocks lets them in before it writes again.
+    /// How many readers wait for `stripe` (atomic): a writer that finds some when it
+    /// unlocks lets them in before it writes again.
+    ///
+    /// On the mutex's line, not the pins': every write's unlock reads all eight, and
+    /// a read of the line that a thread posting meanwhile writes at each pin and
+    /// unpin costs that thread a coherence miss at its next pin (measured in the
+    /// stall row, posts with the writer against those without, medians of
+    /// alternating runs: 0.77 to 0.82 in six pairs, 0.83 to 0.85 in eight; see
+    /// Maintainers/ReadsWithoutALock.md, session 29).
+    /// The mutex's line is the writer's own while it writes; a reader touches it
+    /// only when it waits, and then it waits for that line anyway.
     @inline(__always)
     private static func waiters(_ stripe: Int) -> UnsafeMutableRawPointer {
-        Self.base + stripe * Self.stripeStride + Self.pinsOffset + 2 * MemoryLayout<Int>.stride
+        Self.base + stripe * Self.stripeStride + Self.waitersOffset
     }
 
     @inline(__always)
