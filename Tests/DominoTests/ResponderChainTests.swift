@@ -225,18 +225,17 @@ import DominoTesting
         withExtendedLifetime(checks) {}
     }
 
-    @Test func aWalkUpsChecksOffTheMainThreadCompareWithAViewWithoutKeepingItAlive() {
+    @Test func aWalkUpsChecksOffTheMainThreadCompareWithAViewWithoutKeepingItAlive() throws {
         var view: SimView? = SimView("view")
         let viewNode = view!.dominoNode
         let model = AnyThreadWeakResponder()
         model.next = view
         let modelNode = DominoNode(label: "model", responder: model)
-        let checks = checksOnceTheRegistryHoldsStill(everyNode: false) {
+        let checks = try #require(checksOnceTheyHold(everyNode: false) {
             modelNode.refreshResponderChain()
             return [modelNode, viewNode]
-        }
+        })
         #expect(modelNode.resolvedSuccessor === viewNode)
-        #expect(checks.hold(onMainThread: false, thread: ThreadState.current))
         let weakView = WeakBox(view!)
         view = nil
         #expect(weakView.value == nil)
@@ -244,7 +243,7 @@ import DominoTesting
         #expect(!checks.hold(onMainThread: false, thread: ThreadState.current))
     }
 
-    @Test func checksOfEveryResponderNodeOffTheMainThreadFindALinkToAViewUnchanged() {
+    @Test func checksOfEveryResponderNodeOffTheMainThreadFindALinkToAViewUnchanged() throws {
         let view = SimView("view")
         let viewNode = view.dominoNode
         let model = AnyThreadWeakResponder()
@@ -252,12 +251,11 @@ import DominoTesting
         let modelNode = DominoNode(label: "model", responder: model)
         // The view's entry first: the model's check compares with a host that no
         // entry holds.
-        let checks = checksOnceTheRegistryHoldsStill(everyNode: true) {
+        let checks = try #require(checksOnceTheyHold(everyNode: true) {
             modelNode.refreshResponderChain()
             return [viewNode, modelNode]
-        }
+        })
         #expect(modelNode.resolvedSuccessor === viewNode)
-        #expect(checks.hold(onMainThread: false, thread: ThreadState.current))
         model.next = nil
         #expect(!checks.hold(onMainThread: false, thread: ThreadState.current))
     }
@@ -654,21 +652,24 @@ private final class AnyThreadWeakResponder: DominoResponder, @unchecked Sendable
 }
 
 /// The checks, taken as off the main thread, of the nodes `read` returns after
-/// reading their chains, once they are checkable: a responder node made or dropped
-/// by a test on another thread between the read and the checks makes them
-/// uncheckable (the registry changed), rightly; within 60 seconds.
-private func checksOnceTheRegistryHoldsStill(everyNode: Bool, _ read: () -> [DominoNode]) -> ChainChecks {
+/// reading their chains, once they hold (checked off the main thread), or nil when
+/// none did within 60 seconds. A responder node made or dropped by a test on another
+/// thread makes checks taken before it fail (the registry changed), rightly: between
+/// the read and the checks, or between the checks and their `hold` (seen once in
+/// session 29, a full run's only failure), so both are taken again then.
+private func checksOnceTheyHold(everyNode: Bool, _ read: () -> [DominoNode]) -> ChainChecks? {
     let deadline = ContinuousClock.now + .seconds(60)
-    while true {
+    while ContinuousClock.now < deadline {
         let nodes = read()
         let checks = graphLock.withShared { () -> ChainChecks in
             var checks = ChainChecks(checkingEveryNode: everyNode)
             for node in nodes { checks.add(node, onMainThread: false) }
             return checks
         }
-        if checks.checkable || ContinuousClock.now > deadline { return checks }
+        if checks.hold(onMainThread: false, thread: ThreadState.current) { return checks }
         Thread.sleep(forTimeInterval: 0.001)
     }
+    return nil
 }
 
 /// A main-actor responder whose next responder is set by the test (held weakly).
