@@ -235,9 +235,10 @@ final class GraphLock: @unchecked Sendable {
     /// fence (or a sequentially consistent store), then reads the pin counts. With
     /// a fence on each side, either the reader's loads after its fence see the
     /// writer's stores, or the writer sees the pin (the fences are ordered one way or
-    /// the other). On x86 the pin's locked add is a full fence already; the fence is
-    /// for the weaker models (ARM64), where the pin's store could otherwise be
-    /// ordered after the reader's first loads. Hold it only while reading: no user
+    /// the other). On x86 the pin's locked add is a full fence already, and no
+    /// fence is emitted (`AtomicWord.fenceAfterAdd`); the fence is for the weaker
+    /// models (ARM64), where the pin's store could otherwise be ordered after the
+    /// reader's first loads. Hold it only while reading: no user
     /// code may run under it (a blocked reader holds every retirement back), and
     /// never while holding a stripe (`unpinWithoutLock` may take the exclusive lock
     /// to reclaim). It reads no handler table or handler under this pin alone: a
@@ -263,7 +264,7 @@ final class GraphLock: @unchecked Sendable {
             let seen = AtomicWord.loadSequentiallyConsistent(epochWord)
             let parity = Int(seen & 1)
             _ = AtomicWord.add(count(parity), 1)
-            AtomicWord.fence()
+            AtomicWord.fenceAfterAdd()
             if AtomicWord.loadSequentiallyConsistent(epochWord) == seen { return parity }
             _ = AtomicWord.add(count(parity), -1)
         }
