@@ -366,31 +366,36 @@ fi
 # its slow path; its limit kept); a protocol walk lends its targets' receivers (a
 # cursor) instead of iterating the list as a sequence: a protocol post 1,276 to
 # 1,120, retains 7 to 3, releases 9 to 6. Limits lowered to the counts + 3%.
+# Session 29: a key's filter bit by Fibonacci hashing (three instructions, no test for
+# keys without a type): a post 357 to 347, at depth 10 542 to 532, a request 538 to
+# 528, a raise 2,829 to 2,809, an intercepted broadcast 381,900 to 371,897; then no
+# fence after a pin's locked add on x86-64: one fewer on every walk (a post 346).
+# Limits of the rows that moved lowered to the counts + 3%.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
 #
 # scenario               ops A  ops B  per   instructions  allocations  retains  releases
 limits=$(cat <<'TABLE'
-typed.post.local.1       2000   12000  1     368           0            0        2
-named.post.local.1       2000   12000  1     568           0            2        4
-typed.post.local.1.owned 2000   12000  1     439           0            1        3
-typed.post.local.1.mainactor  2000  12000  1  373         0            0        2
-typed.post.local.1.owned.mainactor  2000  12000  1  443   0            1        3
-typed.bubble.depth10     2000   12000  1     558           0            0        2
-typed.post.twostages     2000   12000  1     718           0            0        2
-typed.post.intercepted   2000   12000  1     760           0            0        2
+typed.post.local.1       2000   12000  1     356           0            0        2
+named.post.local.1       2000   12000  1     553           0            2        4
+typed.post.local.1.owned 2000   12000  1     421           0            1        3
+typed.post.local.1.mainactor  2000  12000  1  362         0            0        2
+typed.post.local.1.owned.mainactor  2000  12000  1  432   0            1        3
+typed.bubble.depth10     2000   12000  1     547           0            0        2
+typed.post.twostages     2000   12000  1     686           0            0        2
+typed.post.intercepted   2000   12000  1     728           0            0        2
 typed.post.stream        2000   12000  1     5240          0            1        3
-request.depth10          2000   12000  1     554           0            0        1
-request.depth10.mainactor  2000  12000  1    574           0            0        1
+request.depth10          2000   12000  1     543           0            0        1
+request.depth10.mainactor  2000  12000  1    562           0            0        1
 error.report.depth10     2000   12000  1     1686          1            4        7
-protocol.post.depth10    2000   12000  1     1154          0            3        6
+protocol.post.depth10    2000   12000  1     1142          0            3        6
 signal.fire.1            2000   12000  1     215           0            1        1
 signal.fire.filtered.1   2000   12000  1     366           0            1        1
 signal.fire.1.mainactor  2000   12000  1     243           0            1        1
-raise.depth10            200    1200   11    2914          0            0        2
+raise.depth10            200    1200   11    2892          0            0        2
 broadcast.tree1111       20     120    1111  213064        0            0        2
-broadcast.tree1111.intercepted  10  60  1111  402486        0            2        6
+broadcast.tree1111.intercepted  10  60  1111  383084        0            2        6
 responder.post.depth10   20     120    1     10330         1            45       59
 responder.broadcast.tree111  10  60    111   122273        1            448      564
 TABLE
