@@ -49,16 +49,24 @@ struct SlotKey: Hashable, Sendable {
     /// measured, 30 instructions a node). Two keys with the same bit only cost a
     /// scan of the slots, never a wrong answer.
     ///
-    /// The top five bits of the identity times 2⁶⁴ divided by the golden ratio
-    /// (Fibonacci hashing): every bit of the address reaches them, and the phases
-    /// of one type, one apart in the low bits, land about 20 bits apart. Keys
-    /// without a type (the phase alone) get their bits the same way. Three
-    /// instructions; the shifts and masks before, with a test for keys without a
-    /// type, cost every post 10 more (357 to 347; session 29).
+    /// The top five bits of the identity times 2⁶⁴ (2³² on a 32-bit watch) divided
+    /// by the golden ratio (Fibonacci hashing): every bit of the address reaches
+    /// them, and the phases of one type, one apart in the low bits, land about 20
+    /// bits apart. Keys without a type (the phase alone) get their bits the same
+    /// way. Three instructions (the constants fold); the shifts and masks before,
+    /// with a test for keys without a type, cost every post 10 more (357 to 347;
+    /// session 29).
     @inline(__always)
     var filterBit: UInt32 {
-        1 << UInt32(truncatingIfNeeded: (typeBits &* 0x9E37_79B9_7F4A_7C15) >> 59)
+        // Written for the word's width: `UInt` is 32 bits on arm64_32 (Apple Watch),
+        // where a 64-bit literal would not compile.
+        let golden = UInt(truncatingIfNeeded: Self.goldenRatio64 >> (64 - UInt.bitWidth))
+        return 1 << UInt32(truncatingIfNeeded: (typeBits &* golden) >> (UInt.bitWidth - 5))
     }
+
+    /// 2⁶⁴ divided by the golden ratio, odd: Knuth's multiplicative hashing constant
+    /// (its top 32 bits are the 32-bit one), for `filterBit` and `spreadHash`.
+    static let goldenRatio64: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     /// The phase this key's handlers run in.
     var phase: Phase { Phase(bits: UInt8(typeBits & Self.phaseMask)) ?? .bubble }

@@ -249,7 +249,7 @@ extension SlotKey {
         let bits = typeIdentityBits
         // Fibonacci hashing, the middle bits of the product; a 32-bit word (arm64_32)
         // takes the constant's low half and a shift that leaves it as many bits.
-        let multiplier = UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
+        let multiplier = UInt(truncatingIfNeeded: SlotKey.goldenRatio64)
         if bits >= 8 { return Int(truncatingIfNeeded: (bits &* multiplier) >> (UInt.bitWidth == 64 ? 29 : 13)) }
         return hashValue
     }
