@@ -58,15 +58,18 @@ struct SlotKey: Hashable, Sendable {
     /// session 29).
     @inline(__always)
     var filterBit: UInt32 {
-        // Written for the word's width: `UInt` is 32 bits on arm64_32 (Apple Watch),
-        // where a 64-bit literal would not compile.
-        let golden = UInt(truncatingIfNeeded: Self.goldenRatio64 >> (64 - UInt.bitWidth))
-        return 1 << UInt32(truncatingIfNeeded: (typeBits &* golden) >> (UInt.bitWidth - 5))
+        1 << UInt32(truncatingIfNeeded: (typeBits &* Self.goldenRatio) >> (UInt.bitWidth - 5))
     }
 
-    /// 2⁶⁴ divided by the golden ratio, odd: Knuth's multiplicative hashing constant
-    /// (its top 32 bits are the 32-bit one), for `filterBit` and `spreadHash`.
-    static let goldenRatio64: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// 2 to the word's width divided by the golden ratio, odd: Knuth's
+    /// multiplicative hashing constant, for `filterBit` and `spreadHash`. Written for
+    /// the word's width: `UInt` is 32 bits on arm64_32 (Apple Watch), where a 64-bit
+    /// literal would not compile; the 32-bit constant is the 64-bit one's top half.
+    /// A computed property, which folds to the constant where it is used.
+    @inline(__always)
+    static var goldenRatio: UInt {
+        UInt(truncatingIfNeeded: (0x9E37_79B9_7F4A_7C15 as UInt64) >> (64 - UInt.bitWidth))
+    }
 
     /// The phase this key's handlers run in.
     var phase: Phase { Phase(bits: UInt8(typeBits & Self.phaseMask)) ?? .bubble }

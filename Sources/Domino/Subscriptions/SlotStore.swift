@@ -247,10 +247,9 @@ extension SlotKey {
     @inline(__always)
     var spreadHash: Int {
         let bits = typeIdentityBits
-        // Fibonacci hashing, the middle bits of the product; a 32-bit word (arm64_32)
-        // takes the constant's low half and a shift that leaves it as many bits.
-        let multiplier = UInt(truncatingIfNeeded: SlotKey.goldenRatio64)
-        if bits >= 8 { return Int(truncatingIfNeeded: (bits &* multiplier) >> (UInt.bitWidth == 64 ? 29 : 13)) }
+        // Fibonacci hashing, the middle bits of the product (on a 32-bit word,
+        // arm64_32, a shift that leaves as many of them).
+        if bits >= 8 { return Int(truncatingIfNeeded: (bits &* SlotKey.goldenRatio) >> (UInt.bitWidth == 64 ? 29 : 13)) }
         return hashValue
     }
 }
