@@ -13,10 +13,10 @@ struct LockFreeReadTests {
     /// epoch move on and frees what waited (walks of other suites may hold it a
     /// little longer).
     private func reclaimUntil(_ condition: () -> Bool) -> Bool {
-        let stripe = ThreadState.current.pointee.stripe
+        let pins = ThreadState.current.pointee.pins
         for _ in 0..<2_000 {
             if condition() { return true }
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: GraphLock.pinWithoutLock(stripe: stripe))
+            GraphLock.unpinWithoutLock(pins, parity: GraphLock.pinWithoutLock(pins))
             Thread.sleep(forTimeInterval: 0.005)
         }
         return condition()
@@ -42,14 +42,14 @@ struct LockFreeReadTests {
         let finished = DispatchSemaphore(value: 0)
         for _ in 0..<readers {
             Thread.detachNewThread {
-                let stripe = ThreadState.current.pointee.stripe
+                let pins = ThreadState.current.pointee.pins
                 var bad = 0
                 while !stop.isSet {
-                    let parity = GraphLock.pinWithoutLock(stripe: stripe)
+                    let parity = GraphLock.pinWithoutLock(pins)
                     PublishedProbe.borrow(AtomicWord.load(slot)) { probe in
                         if probe.check != ~probe.serial { bad += 1 }
                     }
-                    GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    GraphLock.unpinWithoutLock(pins, parity: parity)
                 }
                 for _ in 0..<bad { misreads.increment() }
                 finished.signal()
@@ -67,10 +67,10 @@ struct LockFreeReadTests {
         for _ in 0..<readers { finished.wait() }
         // No reader left: each pin and unpin lets the epoch move on and frees what
         // waited (walks of other tests, pinned meanwhile, may hold it a little longer).
-        let stripe = ThreadState.current.pointee.stripe
+        let pins = ThreadState.current.pointee.pins
         var polls = 0
         while freed.value < replacements && polls < 2_000 {
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: GraphLock.pinWithoutLock(stripe: stripe))
+            GraphLock.unpinWithoutLock(pins, parity: GraphLock.pinWithoutLock(pins))
             Thread.sleep(forTimeInterval: 0.005)
             polls += 1
         }
@@ -222,8 +222,8 @@ struct LockFreeReadTests {
         child.mount(at: parent!)
         parent!.mount(at: grandparent)
         parent!.subscribe(Ping.self, on: .postingThread) { _ in }
-        let stripe = ThreadState.current.pointee.stripe
-        let parity = GraphLock.pinWithoutLock(stripe: stripe)
+        let pins = ThreadState.current.pointee.pins
+        let parity = GraphLock.pinWithoutLock(pins)
         let link = NodeLink(parent!)
         let before = (link.withNode { $0.publishedParents.only }, link.withNode { $0.publishedTable(for: .of(Ping.self)) != nil })
         parent = nil   // deinitializes here, while this thread holds the address
@@ -232,7 +232,7 @@ struct LockFreeReadTests {
         let childParents = child.publishedParents
         let keepsParent = { (keeper: MemoryKeeper) in keeper.address == link.pointer }
         let kept = graphLock.retiredInLimbo(MemoryKeeper.self, where: keepsParent)
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+        GraphLock.unpinWithoutLock(pins, parity: parity)
         #expect(before.0 == NodeLink(grandparent))
         #expect(before.1)
         #expect(parentsAfter.only == nil && !parentsAfter.isMultiple)
@@ -251,10 +251,10 @@ struct LockFreeReadTests {
         for number in 0..<40 {
             subscriptions["e\(number)"] = node.subscribe(EventName("e\(number)"), on: .postingThread) { _ in }
         }
-        let stripe = ThreadState.current.pointee.stripe
+        let pins = ThreadState.current.pointee.pins
         func found() -> Set<String> {
-            let parity = GraphLock.pinWithoutLock(stripe: stripe)
-            defer { GraphLock.unpinWithoutLock(stripe: stripe, parity: parity) }
+            let parity = GraphLock.pinWithoutLock(pins)
+            defer { GraphLock.unpinWithoutLock(pins, parity: parity) }
             return Set((0..<40).map { "e\($0)" }.filter { node.publishedTable(for: .name($0)) != nil })
         }
         var wrongSteps = 0
@@ -293,18 +293,18 @@ struct LockFreeReadTests {
         let finished = DispatchSemaphore(value: 0)
         for _ in 0..<readers {
             Thread.detachNewThread {
-                let stripe = ThreadState.current.pointee.stripe
+                let pins = ThreadState.current.pointee.pins
                 var wrong = 0, count = 0
                 while !stop.isSet {
-                    let parity = GraphLock.pinWithoutLock(stripe: stripe)
+                    let parity = GraphLock.pinWithoutLock(pins)
                     let found = publishedTables(upFrom: leaf, keys: keys)
                     // As a walk does: tables are read only under a delivery pin,
                     // and only those still published once it is taken.
-                    let delivery = GraphLock.pinForDelivery(stripe: stripe)
+                    let delivery = GraphLock.pinForDelivery(pins)
                     let current = stillPublished(found)
-                    GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+                    GraphLock.unpinWithoutLock(pins, parity: parity)
                     for entry in current where !isTable(entry.table, of: entry.link) { wrong += 1 }
-                    GraphLock.unpin(stripe: stripe, parity: delivery)
+                    GraphLock.unpin(pins, parity: delivery)
                     count += 1
                 }
                 wrongTables.add(wrong)
@@ -359,22 +359,24 @@ struct LockFreeReadTests {
         let finished = DispatchSemaphore(value: 0)
         for _ in 0..<readers {
             Thread.detachNewThread {
-                let stripe = ThreadState.current.pointee.stripe
+                let pins = ThreadState.current.pointee.pins
                 var wrong = 0, direct = 0, handlersRead = 0
                 while !stop.isSet {
-                    let parity = GraphLock.pinWithoutLock(stripe: stripe)
+                    let parity = GraphLock.pinWithoutLock(pins)
                     var found = publishedTables(upFrom: leaf, keys: keys)
                     let delivery: Int
-                    if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: parity) {
+                    if GraphLock.pinForDelivery(pins, keepingReadPinOf: parity) {
                         delivery = parity
                         direct += 1
+                        // As a post gives it back: a plain store, under the delivery pin.
+                        GraphLock.unpinReadPin(pins, parity: parity)
                     } else {
                         // The epoch moved: as a walk does, only the tables still
                         // published once a checked pin is taken.
-                        delivery = GraphLock.pinForDelivery(stripe: stripe)
+                        delivery = GraphLock.pinForDelivery(pins)
                         found = stillPublished(found)
+                        GraphLock.unpinWithoutLock(pins, parity: parity)
                     }
-                    GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
                     for entry in found {
                         if !isTable(entry.table, of: entry.link) { wrong += 1 }
                         // The handlers, as a delivery reads them (their state word).
@@ -385,7 +387,7 @@ struct LockFreeReadTests {
                             }
                         }
                     }
-                    GraphLock.unpin(stripe: stripe, parity: delivery)
+                    GraphLock.unpin(pins, parity: delivery)
                 }
                 wrongTables.add(wrong)
                 walksUsingTheirTables.add(direct)
@@ -412,8 +414,8 @@ struct LockFreeReadTests {
         // A reader whose epoch moved may have loaded a table published in the new
         // epoch, which its parity does not hold: it must check its tables again.
         let node = DominoNode(label: "node")
-        let stripe = ThreadState.current.pointee.stripe
-        let parity = GraphLock.pinWithoutLock(stripe: stripe)
+        let pins = ThreadState.current.pointee.pins
+        let parity = GraphLock.pinWithoutLock(pins)
         let pinnedIn = GraphLock.currentEpoch
         // Tables replaced while a reader is pinned wait in limbo, and the epoch moves
         // on as soon as the other parity drains (other suites' walks are brief).
@@ -423,9 +425,9 @@ struct LockFreeReadTests {
             if subscriptions.count > 2 { subscriptions.removeFirst().cancel() }
         }
         let moved = GraphLock.currentEpoch != pinnedIn
-        let taken = GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: parity)
-        if taken { GraphLock.unpin(stripe: stripe, parity: parity) }
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: parity)
+        let taken = GraphLock.pinForDelivery(pins, keepingReadPinOf: parity)
+        if taken { GraphLock.unpin(pins, parity: parity) }
+        GraphLock.unpinWithoutLock(pins, parity: parity)
         for subscription in subscriptions { subscription.cancel() }
         #expect(moved)
         #expect(!taken)

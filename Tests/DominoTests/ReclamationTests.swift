@@ -17,15 +17,15 @@ struct ReclamationTests {
         let node = DominoNode(label: "node")
         node.subscribe(Ping.self, on: .postingThread) { _ in }
         weak var replaced: HandlerTable?
-        let stripe = ThreadState.current.pointee.stripe
+        let pins = ThreadState.current.pointee.pins
         // A walk's pin, then its node's table replaced: the old table waits in
         // limbo for the walk, whose unpin is what makes it safe to release.
-        let parity = GraphLock.pinForDelivery(stripe: stripe)
+        let parity = GraphLock.pinForDelivery(pins)
         graphLock.withShared { replaced = node.slots.table(for: .of(Ping.self))?.takeUnretainedValue() }
         node.subscribe(Ping.self, on: .postingThread) { _ in }
         #expect(replaced != nil)
 
-        let waited = whileAWriterHoldsTheLock { GraphLock.unpin(stripe: stripe, parity: parity) }.waitedForTheWriter
+        let waited = whileAWriterHoldsTheLock { GraphLock.unpin(pins, parity: parity) }.waitedForTheWriter
         #expect(!waited, "the walk's unpin waited for the writer holding the lock")
         // The writer reclaimed when it unlocked (other suites' walks may still hold
         // the epoch a little longer, and the next unlock reclaims then).
@@ -232,3 +232,106 @@ private actor AsyncGate {
     }
 }
 
+
+/// Each thread's pin counts live in a pin record of its own (`ThreadState.pins`),
+/// which only that thread writes (see `GraphLock`, "Pin records"): records are
+/// never freed, a thread that exits gives its record back, and a new thread takes
+/// a free one before it makes one.
+@Suite("Pin records of threads that come and go", .checksLeaks, .serialized)
+struct PinRecordReclamationTests {
+    @Test func threadsAliveAtOnceEachPinInARecordOfTheirOwn() {
+        // Four threads report their record and wait until all have: all alive at
+        // once, so none can have given its record back to another. A record
+        // handed to two threads would lose pins, whose counts are plain stores.
+        let records = Log<UInt>()
+        let arrived = DispatchGroup(), release = DispatchSemaphore(value: 0), finished = DispatchGroup()
+        let threads = 4
+        for _ in 0..<threads {
+            arrived.enter()
+            finished.enter()
+            Thread.detachNewThread {
+                records.append(UInt(bitPattern: ThreadState.current.pointee.pins))
+                arrived.leave()
+                release.wait()
+                finished.leave()
+            }
+        }
+        #expect(arrived.wait(timeout: .now() + 30) == .success)
+        let mine = UInt(bitPattern: ThreadState.current.pointee.pins)
+        let owned = GraphLock.pinRecordCounts.owned
+        for _ in 0..<threads { release.signal() }
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        #expect(Set(records.entries + [mine]).count == threads + 1)
+        #expect(owned >= threads + 1)
+    }
+
+    @Test func aThreadThatExitsGivesItsPinRecordToTheNextNewThread() {
+        // One thread after another, each joined before the next starts: each takes
+        // the record the one before gave back. Threads of tests running meanwhile
+        // may take a few more; without reuse there would be one per thread.
+        let node = DominoNode(label: "posted from short-lived threads")
+        let heard = Counter()
+        let subscription = node.subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        defer { subscription.cancel() }
+        let before = GraphLock.pinRecordCounts.all
+        let threads = 300
+        for _ in 0..<threads {
+            onThreadJoined { node.post(Ping(value: 0)) }
+        }
+        let grown = GraphLock.pinRecordCounts.all - before
+        #expect(heard.value == threads)
+        #expect(grown < 60, "\(grown) pin records made for \(threads) threads that ran one after another")
+    }
+
+    @Test func tablesRetiredWhileThreadsComeAndGoAreAllReleasedAndNoPostIsLost() {
+        // Three threads each start short-lived threads one after another, which post
+        // up a two-node chain and exit (their records given back and taken again),
+        // while this thread subscribes and cancels handlers at the bottom node: each
+        // cancel retires a table that those walks may borrow, and writers read the
+        // records as threads take and give them back.
+        let top = DominoNode(label: "top"), bottom = DominoNode(label: "bottom")
+        bottom.mount(at: top)
+        let steady = Counter(), spawned = Counter()
+        let steadySubscription = top.subscribe(Ping.self, on: .postingThread) { _ in steady.increment() }
+        defer { steadySubscription.cancel() }
+        let stop = Flag(), done = DispatchGroup()
+        let spawners = 3, postsPerThread = 20
+        for _ in 0..<spawners {
+            done.enter()
+            Thread.detachNewThread {
+                while !stop.isSet {
+                    onThreadJoined {
+                        for _ in 0..<postsPerThread { bottom.post(Ping(value: 0)) }
+                    }
+                    spawned.increment()
+                }
+                done.leave()
+            }
+        }
+        var canaries: [WeakBox<Canary>] = []
+        let deadline = Date().addingTimeInterval(20)
+        while spawned.value < 90 && Date() < deadline {
+            let box = WeakBox<Canary>(nil)
+            var subscription: Subscription? = {
+                let canary = Canary()
+                box.value = canary
+                return bottom.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
+            }()
+            subscription?.cancel()
+            subscription = nil
+            canaries.append(box)
+        }
+        stop.set()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(spawned.value >= 90)
+        #expect(steady.value == spawned.value * postsPerThread)
+        // Released by the last walks' unpins or the writes' sweeps, no later write
+        // needed (a short wait: the last reclaim may still run on another thread).
+        var polls = 0
+        while canaries.contains(where: { $0.value != nil }) && polls < 1_000 {
+            Thread.sleep(forTimeInterval: 0.005)
+            polls += 1
+        }
+        #expect(canaries.allSatisfy { $0.value == nil }, "\(canaries.count { $0.value != nil }) of \(canaries.count) cancelled handlers still alive")
+    }
+}

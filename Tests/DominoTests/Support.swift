@@ -251,3 +251,34 @@ final class Flag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
 }
+
+/// The closure a thread of `onThreadJoined` runs, passed through `pthread_create`'s
+/// argument.
+private final class ThreadBody {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+/// Runs `body` on a new thread and returns once that thread has exited (joined):
+/// its thread-local destructors, Domino's among them (which gives the thread's pin
+/// record back), have run by then. `Thread` cannot be joined.
+func onThreadJoined(_ body: @escaping @Sendable () -> Void) {
+    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    #if canImport(Darwin)
+    var thread: pthread_t?
+    let created = pthread_create(&thread, nil, { pointer in
+        Unmanaged<ThreadBody>.fromOpaque(pointer).takeRetainedValue().body()
+        return nil
+    }, context)
+    precondition(created == 0, "pthread_create failed: \(created)")
+    pthread_join(thread!, nil)
+    #else
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { pointer in
+        Unmanaged<ThreadBody>.fromOpaque(pointer!).takeRetainedValue().body()
+        return nil
+    }, context)
+    precondition(created == 0, "pthread_create failed: \(created)")
+    pthread_join(thread, nil)
+    #endif
+}

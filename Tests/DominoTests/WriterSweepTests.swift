@@ -23,13 +23,13 @@ struct WriterSweepTests {
     /// post's), and the node's table about to be replaced by `replace()`.
     private struct PinnedTable {
         let node = DominoNode(label: "node")
-        let stripe = ThreadState.current.pointee.stripe
+        let pins = ThreadState.current.pointee.pins
         let parity: Int
         weak var table: HandlerTable?
 
         init() {
             node.subscribe(Ping.self, on: .postingThread) { _ in }
-            parity = GraphLock.pinForDelivery(stripe: stripe)
+            parity = GraphLock.pinForDelivery(pins)
             let node = node
             table = graphLock.withShared { node.slots.table(for: .of(Ping.self))?.takeUnretainedValue() }
         }
@@ -40,7 +40,7 @@ struct WriterSweepTests {
         }
 
         func unpin() {
-            GraphLock.unpin(stripe: stripe, parity: parity)
+            GraphLock.unpin(pins, parity: parity)
         }
     }
 

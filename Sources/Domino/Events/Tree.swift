@@ -353,8 +353,8 @@ extension DominoNode {
             }
         }
         let plain = Self.collectDown(key, from: roots.buffer, into: &down, traceAll: traceAll, scratch: scratch)
-        up.pinIfBorrowing(thread.pointee.stripe)
-        down.pinIfBorrowing(thread.pointee.stripe)
+        up.pinIfBorrowing(thread.pointee.pins)
+        down.pinIfBorrowing(thread.pointee.pins)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
         return plain
     }
@@ -370,13 +370,13 @@ extension DominoNode {
     /// whenever a writer retires something, so under churn that would make walks
     /// down wait for writers often.
     private func collectDownWithoutLock(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> DownCollection {
-        let stripe = thread.pointee.stripe
+        let pins = thread.pointee.pins
         for _ in 0..<3 {
-            let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+            let readParity = GraphLock.pinWithoutLock(pins)
             let collected = collectDownPublished(key, raising: raising, up: &up, down: &down, scratch: scratch, readParity: readParity, thread: thread)
             // The read pin first: giving the delivery pin back may reclaim (and so run
             // deinits), which no read pin may span.
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
             if collected == .collected { return .collected }
             up.restart()
             down.restart()
@@ -493,9 +493,9 @@ extension DominoNode {
         // check each table still published: that would need each stage's node kept
         // (measured: 8 instructions a node), for a case that needs a writer to
         // retire something while the walk reads.
-        let stripe = thread.pointee.stripe
-        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else { return .epochMoved }
-        down.adoptPin(stripe: stripe, parity: readParity)
+        let pins = thread.pointee.pins
+        guard GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) else { return .epochMoved }
+        down.adoptPin(pins, parity: readParity)
         // The first stage, then the others straight from their memory (as
         // `notifyEach` reads them).
         func isPlain(_ stage: Stage) -> Bool { stage.handlers._withUnsafeGuaranteedRef { $0.rarer == nil } }
@@ -552,7 +552,7 @@ extension DominoNode {
                 plan.extra().depths.append(depth)
             }
         }
-        plan.pinIfBorrowing(thread.pointee.stripe)
+        plan.pinIfBorrowing(thread.pointee.pins)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
 
         var eventName: String { key.displayName(for: Payload.self) }

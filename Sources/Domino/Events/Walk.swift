@@ -10,10 +10,11 @@
 
 /// What a walk collected at one node.
 ///
-/// The handler table is borrowed, not retained: the walk's `Plan` pins its stripe
-/// of the graph lock, and a table replaced meanwhile is retired rather than
-/// released until the walk unpins (see `GraphLock`). So two threads walking the
-/// same route write to no shared cache line at all (measured: the contended
+/// The handler table is borrowed, not retained: the walk's `Plan` pins it (in its
+/// thread's pin record of the graph lock), and a table replaced meanwhile is
+/// retired rather than released until the walk unpins (see `GraphLock`). So two
+/// threads walking the same route write to no shared cache line at all
+/// (measured: the contended
 /// scenario spent three quarters of its time in swift_retain and swift_release
 /// when every copy of a stage retained the table, its arrays and each handler, and
 /// still over half when each walk retained each table once).
@@ -352,8 +353,9 @@ struct Plan: ~Copyable {
     /// True when the route stopped at a responder chain never read on the main
     /// thread (see ``PostResult/routeCutShort``).
     var routeCutShort = false
-    /// The stripe this plan's walk pinned, or -1, and the parity it pinned.
-    private var pinned = -1
+    /// The pin record this plan's walk pinned in (its thread's), or nil, and the
+    /// parity it pinned.
+    private var pinned: UnsafeMutableRawPointer?
     private var pinnedParity = 0
     /// True once the plan retains its stages' tables itself (`holdTables()`).
     private var holdsTables = false
@@ -363,13 +365,13 @@ struct Plan: ~Copyable {
 
     init() {}
 
-    /// Pins `stripe` if the plan borrowed any table. Call before unlocking the
-    /// shared lock the plan was collected under.
+    /// Pins in `record` (the thread's) if the plan borrowed any table. Call before
+    /// unlocking the shared lock the plan was collected under.
     @inline(__always)
-    mutating func pinIfBorrowing(_ stripe: Int) {
-        guard pinned < 0, stages.count > 0 || extras.map({ !$0.captures.isEmpty }) == true else { return }
-        pinnedParity = GraphLock.pin(stripe: stripe)
-        pinned = stripe
+    mutating func pinIfBorrowing(_ record: UnsafeMutableRawPointer) {
+        guard pinned == nil, stages.count > 0 || extras.map({ !$0.captures.isEmpty }) == true else { return }
+        pinnedParity = GraphLock.pin(record)
+        pinned = record
     }
 
     /// Gives each stage a copy of its table's handlers that the plan owns, and gives
@@ -378,7 +380,7 @@ struct Plan: ~Copyable {
     /// meanwhile is released once no pinned walk can borrow it, and this walk would
     /// no longer be pinned (see `HandlerList`).
     mutating func holdTables() {
-        guard pinned >= 0 else { return }
+        guard let record = pinned else { return }
         func detached(_ stage: Stage) -> Stage {
             stage.running(.passRetained(stage.withTable { $0.detachedCopy() }))
         }
@@ -388,15 +390,15 @@ struct Plan: ~Copyable {
             extras.groups = ContiguousArray(extras.groups.map { $0?.detachedCopy() })
         }
         holdsTables = true
-        GraphLock.unpin(stripe: pinned, parity: pinnedParity)
-        pinned = -1
+        GraphLock.unpin(record, parity: pinnedParity)
+        pinned = nil
     }
 
     /// Takes over the delivery pin of a walk collected without a lock
-    /// (`GraphLock.pinForDelivery`), given back as the stripe's pin is.
+    /// (`GraphLock.pinForDelivery`), given back as a pin under the stripe is.
     @inline(__always)
-    mutating func adoptPin(stripe: Int, parity: Int) {
-        pinned = stripe
+    mutating func adoptPin(_ record: UnsafeMutableRawPointer, parity: Int) {
+        pinned = record
         pinnedParity = parity
     }
 
@@ -404,8 +406,8 @@ struct Plan: ~Copyable {
     /// (their memory kept) and the counts: for a walk down whose collection without
     /// a lock declined and that collects again under its stripe.
     mutating func restart() {
-        if pinned >= 0 { GraphLock.unpin(stripe: pinned, parity: pinnedParity) }
-        pinned = -1
+        if let pinned { GraphLock.unpin(pinned, parity: pinnedParity) }
+        pinned = nil
         stages = StageList(reusing: stages.takeStorage())
         nodesVisited = 0
         originTraced = false
@@ -512,7 +514,7 @@ struct Plan: ~Copyable {
     /// What ending a plan gives back: its pin, the tables it holds, its memory.
     @inline(__always)
     private func giveBackEverything() {
-        if pinned >= 0 { GraphLock.unpin(stripe: pinned, parity: pinnedParity) }
+        if let pinned { GraphLock.unpin(pinned, parity: pinnedParity) }
         if holdsTables {
             for index in 0..<stages.count { stages[index].handlers.release() }
             extras?.captures.forEach { $0.handlers.release() }
@@ -527,10 +529,10 @@ extension DominoNode {
     @inline(__always)
     func collect(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         plan.writes = thread.pointee.writes
-        let stripe = thread.pointee.stripe
-        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+        let pins = thread.pointee.pins
+        let readParity = GraphLock.pinWithoutLock(pins)
         let collected = collectPublished(key, into: &plan, readParity: readParity, thread: thread)
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        GraphLock.unpinWithoutLock(pins, parity: readParity)
         if collected { return }
         collectAgain(key, into: &plan, thread: thread)
     }
@@ -552,7 +554,7 @@ extension DominoNode {
             return
         }
         collectLocked(key, into: &plan)
-        plan.pinIfBorrowing(stripe)
+        plan.pinIfBorrowing(thread.pointee.pins)
         graphLock.unlockShared(stripe: stripe)
     }
 
@@ -568,7 +570,7 @@ extension DominoNode {
     /// loop): it is the route of one moment. Tables are not read at all under the
     /// read pin, only their addresses: once the stages are collected, the walk takes
     /// its delivery pin in the read pin's parity and, when the epoch has not moved,
-    /// uses them as they are (`GraphLock.pinForDelivery(stripe:keepingReadPinOf:)`);
+    /// uses them as they are (`GraphLock.pinForDelivery(_:keepingReadPinOf:)`);
     /// else it pins with a check and loads each stage's table word again, and a
     /// table still published then is safe for as long as the delivery pin holds,
     /// as for a walk pinned under its stripe.
@@ -635,9 +637,9 @@ extension DominoNode {
         }
         plan.nodesVisited = visited
         guard plan.stages.count > 0 else { return true }
-        let stripe = thread.pointee.stripe
-        if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) {
-            plan.adoptPin(stripe: stripe, parity: readParity)
+        let pins = thread.pointee.pins
+        if GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) {
+            plan.adoptPin(pins, parity: readParity)
             return true
         }
         return checkPublishedStages(key, of: &plan, firstNode: firstNode, thread: thread)
@@ -658,11 +660,11 @@ extension DominoNode {
 
     /// The end of `collectPublished` when the epoch moved during the walk: takes the
     /// delivery pin with its own check, then loads each stage's table word again
-    /// (see `GraphLock.pinForDelivery(stripe:)`). True when every table is still
+    /// (see `GraphLock.pinForDelivery(_:)`). True when every table is still
     /// published.
     @inline(never)
     static func checkPublishedStages(_ key: SlotKey, of plan: inout Plan, firstNode: NodeLink, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        plan.adoptPin(stripe: thread.pointee.stripe, parity: GraphLock.pinForDelivery(stripe: thread.pointee.stripe))
+        plan.adoptPin(thread.pointee.pins, parity: GraphLock.pinForDelivery(thread.pointee.pins))
         for index in 0..<plan.stages.count {
             let node = index == 0 ? firstNode : thread.pointee.stageNodes[index - 1]
             let table = node.withNode { $0.publishedTable(for: key) }
@@ -725,8 +727,8 @@ extension DominoNode {
     /// the stages with a delivery pin; false to take the stripe (`plan` emptied).
     @inline(never)
     func collectWithoutLockSlowly(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        let stripe = thread.pointee.stripe
-        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+        let pins = thread.pointee.pins
+        let readParity = GraphLock.pinWithoutLock(pins)
         // The sequence before the gate (see `collectPublished`).
         let sequenceWord = GraphLock.linkSequenceAddress
         let sequence = AtomicWord.load(sequenceWord)
@@ -737,7 +739,7 @@ extension DominoNode {
             plan.originTraced = traceAll
             collected = collectPublishedSlowly(key, into: &plan, gate: gate, traceAll: traceAll, sequenceWord: sequenceWord, sequence: sequence, readParity: readParity)
         }
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        GraphLock.unpinWithoutLock(pins, parity: readParity)
         if !collected {
             plan = Plan()
             plan.writes = thread.pointee.writes
@@ -802,11 +804,11 @@ extension DominoNode {
         guard walked else { return false }
         plan.nodesVisited = visited
         guard !checks.isEmpty else { return true }
-        let stripe = ThreadState.current.pointee.stripe
-        if GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) {
-            plan.adoptPin(stripe: stripe, parity: readParity)
+        let pins = ThreadState.current.pointee.pins
+        if GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) {
+            plan.adoptPin(pins, parity: readParity)
         } else {
-            plan.adoptPin(stripe: stripe, parity: GraphLock.pinForDelivery(stripe: stripe))
+            plan.adoptPin(pins, parity: GraphLock.pinForDelivery(pins))
             for check in checks where check.link.withNode({ $0.publishedTable(for: check.key) })?.toOpaque() != check.table.toOpaque() {
                 return false
             }
@@ -837,7 +839,7 @@ extension DominoNode {
         while true {
             graphLock.lockShared(stripe: stripe)
             collectLocked(key, into: &plan)
-            plan.pinIfBorrowing(stripe)
+            plan.pinIfBorrowing(thread.pointee.pins)
             let pending = Self.respondersOnRoute(from: self, skipping: refreshed)
             let collected = ResponderRegistry.generation
             graphLock.unlockShared(stripe: stripe)
@@ -866,7 +868,7 @@ extension DominoNode {
         var checks = ChainChecks()
         graphLock.lockShared(stripe: stripe)
         collectLocked(key, into: &plan)
-        plan.pinIfBorrowing(stripe)
+        plan.pinIfBorrowing(thread.pointee.pins)
         Route.walk(from: self) { node in
             if node.responderLink != nil { checks.add(node, onMainThread: onMainThread) }
         }
@@ -978,7 +980,7 @@ extension DominoNode {
                 : found.reformsOrIntercepts
                 ? Self.deliver(value, key: key, leanFirst: stage, stageWord: found.stageWord, thread: thread, writes: writes, nodesVisited: found.visited)
                 : Self.deliver(value, key: key, first: stage, thenLeanSecondOf: thread, writes: writes, nodesVisited: found.visited)
-            GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
+            GraphLock.unpin(thread.pointee.pins, parity: found.parity)
             return result
         }
         if found.parity < 0 {
@@ -1044,8 +1046,10 @@ extension DominoNode {
             thread.pointee.handover = .declinedAtOrigin
             return LeanFound(table: nil, stageWord: 0, visited: 0, parity: 0)
         }
-        let stripe = thread.pointee.stripe
-        let readParity = GraphLock.pinWithoutLock(stripe: stripe)
+        // The record's address loaded again after the loop rather than kept: kept
+        // in a register, it spilled two of the loop's (measured: a post at depth
+        // 10 531 to 547 instructions).
+        let readParity = GraphLock.pinWithoutLock(thread.pointee.pins)
         func handOver(_ handover: Handover) -> LeanFound {
             thread.pointee.handover = handover
             return LeanFound(table: nil, stageWord: 0, visited: 0, parity: readParity)
@@ -1087,15 +1091,16 @@ extension DominoNode {
             guard let next = found.parents.only else { break }
             link = next
         }
+        let pins = thread.pointee.pins
         guard let table else {
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
             return LeanFound(table: nil, stageWord: 0, visited: visited, parity: -1)
         }
         let stage = Stage(published: table, modeWord: modeWord, defaultCode: gate, traceAll: false, position: position)
-        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else {
+        guard GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) else {
             return handOver(.epochMoved(stage, withSecond: false, at: stageLink, visited: visited))
         }
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        GraphLock.unpinReadPin(pins, parity: readParity)
         if Self.isPlain(table) {
             return LeanFound(table: table, stageWord: UInt64(stage.bits), visited: visited, parity: readParity)
         }
@@ -1133,11 +1138,11 @@ extension DominoNode {
             if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
             parents = found.parents
         }
-        let stripe = thread.pointee.stripe
-        guard GraphLock.pinForDelivery(stripe: stripe, keepingReadPinOf: readParity) else {
+        let pins = thread.pointee.pins
+        guard GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) else {
             return handOver(.epochMoved(first, withSecond: true, at: firstLink, visited: visited))
         }
-        GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+        GraphLock.unpinReadPin(pins, parity: readParity)
         let flags = isPlain(first.handlers) && isPlain(table) ? LeanFound.twoStagesBit : LeanFound.twoStagesBit | LeanFound.reformsOrInterceptsBit
         return LeanFound(table: first.handlers, stageWord: UInt64(first.bits) | flags, visited: visited, parity: readParity)
     }
@@ -1181,17 +1186,17 @@ extension DominoNode {
     /// pin of `readParity` given back).
     @inline(never)
     func plan(from handover: Handover, key: SlotKey, readParity: Int, thread: UnsafeMutablePointer<ThreadState>) -> Plan {
-        let stripe = thread.pointee.stripe
+        let pins = thread.pointee.pins
         var plan = Plan()
         plan.writes = thread.pointee.writes
         switch handover {
         case .start:
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
             collect(key, into: &plan, thread: thread)
         case .declinedAtOrigin:
             collectAgain(key, into: &plan, thread: thread)
         case .declined:
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
             collectAgain(key, into: &plan, thread: thread)
         case let .resuming(link, visited, first, withSecond, firstNode, gate, sequence):
             if let first { plan.stages.append(first) }
@@ -1200,20 +1205,20 @@ extension DominoNode {
                 from: link, key, into: &plan, visited: visited, firstNode: firstNode, gate: gate,
                 sequenceWord: GraphLock.linkSequenceAddress, sequence: sequence, readParity: readParity, thread: thread
             )
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
             if !collected { collectAgain(key, into: &plan, thread: thread) }
         case let .epochMoved(stage, withSecond, stageLink, visited):
             plan.stages.append(stage)
             if withSecond { plan.stages.append(thread.pointee.leanSecondStage.unsafelyUnwrapped) }
             plan.nodesVisited = visited
             let checked = Self.checkPublishedStages(key, of: &plan, firstNode: stageLink, thread: thread)
-            GraphLock.unpinWithoutLock(stripe: stripe, parity: readParity)
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
             if !checked { collectAgain(key, into: &plan, thread: thread) }
         case let .pinned(stage, withSecond, visited):
             plan.stages.append(stage)
             if withSecond { plan.stages.append(thread.pointee.leanSecondStage.unsafelyUnwrapped) }
             plan.nodesVisited = visited
-            plan.adoptPin(stripe: stripe, parity: readParity)
+            plan.adoptPin(pins, parity: readParity)
         }
         return plan
     }
@@ -1588,7 +1593,7 @@ extension DominoNode {
             Self.askResponders(request, at: stage, writes: writes, thread: thread, into: &answer, tally: &tally)
         }
         tally.orphans.purge()
-        GraphLock.unpin(stripe: thread.pointee.stripe, parity: found.parity)
+        GraphLock.unpin(thread.pointee.pins, parity: found.parity)
         if let failure = tally.failure { throw failure }
         if tally.answered {
             if stage.traced || tally.skippedElsewhere > 0 {

@@ -74,6 +74,13 @@ enum AtomicWord {
         UnsafeAtomic<UInt32>(at: word.assumingMemoryBound(to: UInt32.AtomicRepresentation.self)).store(value, ordering: .releasing)
     }
 
+    /// A relaxed load of the word at `word`: for a word that only the calling
+    /// thread writes (its own pin counts), whose last store it sees anyway.
+    @inline(__always)
+    static func loadRelaxed(_ word: UnsafeMutableRawPointer) -> UInt {
+        atomic(word).load(ordering: .relaxed)
+    }
+
     /// A sequentially consistent load of the word at `word`: ordered with every
     /// other sequentially consistent operation (the two sides of a Dekker-style
     /// check, such as a pin taken without a lock, need it).

@@ -17,12 +17,12 @@ internal import _DominoShims
 /// It also keeps handler tables alive for the walks that borrow them, without a
 /// reference count that two threads posting at once would bounce between their
 /// cores (read-copy-update with epochs):
-/// - A walk *pins* its stripe while it runs: one of two counts next to the
-///   stripe's mutex, chosen by the parity of the current epoch; taken under the
-///   stripe, given back atomically without it. (`pinWithoutLock` takes one without
-///   the stripe, counted apart, for the lock-free reads that performance round 3
-///   builds; what such readers may load is retired with `Graveyard.retireShared`,
-///   and released at once when no such reader is pinned.)
+/// - A walk *pins* while it runs: one of two counts in its thread's pin record
+///   (see "Pin records" below), chosen by the parity of the current epoch.
+///   (`pinWithoutLock` takes one without the stripe, counted apart, for the
+///   lock-free reads that performance round 3 builds; what such readers may load
+///   is retired with `Graveyard.retireShared`, and released at once when no such
+///   reader is pinned.)
 /// - A writer that replaces a table while any walk is pinned *retires* the old one
 ///   to a limbo, stamped with the current epoch, instead of releasing it.
 /// - The epoch advances (new walks then pin the other parity) once the other
@@ -47,14 +47,9 @@ final class GraphLock: @unchecked Sendable {
     static let stripeCount = 8
     /// Two cache lines per stripe keep adjacent-line prefetching from coupling them.
     private static let stripeStride = 128
-    /// Where a stripe keeps its two pin counts (one per epoch parity), on the line
-    /// after the mutex's; then the two pin counts of readers pinned without a lock.
-    private static let pinsOffset = 64
-    /// Where the pins of readers without a lock start, from `pinsOffset`.
-    private static let lockFreePinsOffset = 2 * MemoryLayout<Int>.stride
     /// Where a stripe keeps the count of readers waiting for it: at the end of the
     /// mutex's line, which the writer that reads it holds (see `waiters(_:)`).
-    private static let waitersOffset = pinsOffset - MemoryLayout<Int>.stride
+    private static let waitersOffset = 64 - MemoryLayout<Int>.stride
 
     /// Where the lock's words are: static storage of the C shim (`_domino_graph_words`),
     /// so that a walk reaches them without the `swift_once` that every access of
@@ -188,46 +183,156 @@ final class GraphLock: @unchecked Sendable {
         return limbo.reduce(0) { $0 + $1.tables.count { ($0 as? T).map(isCounted) ?? false } }
     }
 
-    /// The word counting the walks on `stripe` pinned in epochs of `parity` that are
-    /// still running. Atomic: a walk pins under its stripe but unpins without any
-    /// lock (a second lock round trip per post cost 50 instructions).
-    ///
-    /// Wrapping arithmetic: `stripe` (0 to 7) and `parity` (0 or 1) cannot overflow,
-    /// and the checked forms cost every pin and unpin two overflow tests (measured:
-    /// a post 380 to 363 instructions, a request 554 to 538). Only here: the same
-    /// change in the stripes' lock and unlock made the optimizer stop inlining a
-    /// closure of the error walk (a report 1,637 to 1,704).
+    // MARK: Pin records
+
+    // A thread's pin counts live in a pin record of its own (`ThreadState.pins`),
+    // 128 bytes aligned to 128, so that no other thread writes its cache lines:
+    // - word 0 and 1: walk pins of parity 0 and 1 (`pin`, `pinForDelivery`, `unpin`);
+    // - word 2 and 3: pins of readers without a lock (`pinWithoutLock`);
+    // - word 4: the next record (set before the record is shared, never changed);
+    // - word 5: 1 while a thread owns the record, else 0.
+    // Only the owning thread writes its counts, so a count that needs no barrier
+    // (a delivery pin in its read pin's parity, a read pin given back under the
+    // delivery pin) is a plain load and releasing store, where the counts a stripe
+    // shared among its threads needed a locked add each (see
+    // Maintainers/ReadsWithoutALock.md, "Pin records"). Writers (exclusive lock
+    // held) read every record's counts. Records are never freed: a thread that
+    // exits gives its record back (`giveBackPinRecord`) and a new thread takes a
+    // free one first (`takePinRecord`), so there are as many as threads that ever
+    // walked at one time (a thread pool's peak), linked from `pinRecordsWord`
+    // (pushed with a compare-and-swap, never unlinked).
+
+    /// The size and alignment of a pin record: two cache lines, so that adjacent-line
+    /// prefetching does not couple two threads' records.
+    static let pinRecordSize = 128
+
+    /// The word counting the walks of `record`'s thread pinned in epochs of
+    /// `parity` that are still running.
     @inline(__always)
-    private static func pins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
-        base + (stripe &* Self.stripeStride &+ Self.pinsOffset &+ parity &* MemoryLayout<Int>.stride)
+    private static func walkPins(_ record: UnsafeMutableRawPointer, parity: Int) -> UnsafeMutableRawPointer {
+        record + parity &* MemoryLayout<Int>.stride
     }
 
-    /// The word counting the readers on `stripe` pinned without a lock in epochs of
-    /// `parity` (see `pinWithoutLock`): apart from the walks' pins, so that a writer
-    /// can tell whether any such reader runs (only those can meet what
+    /// The word counting the readers of `record`'s thread pinned without a lock in
+    /// epochs of `parity` (see `pinWithoutLock`): apart from the walks' pins, so
+    /// that a writer can tell whether any such reader runs (only those can meet what
     /// `Graveyard.retireShared` takes).
     @inline(__always)
-    private static func lockFreePins(_ stripe: Int, parity: Int) -> UnsafeMutableRawPointer {
-        pins(stripe, parity: parity) + Self.lockFreePinsOffset
+    private static func lockFreePins(_ record: UnsafeMutableRawPointer, parity: Int) -> UnsafeMutableRawPointer {
+        record + (2 &+ parity) &* MemoryLayout<Int>.stride
     }
 
-    /// Marks a walk on `stripe` as borrowing tables. The caller holds the stripe, so
-    /// no writer runs (writers hold every stripe).
+    /// The word of `record` holding the next record's address (0 for the last).
+    @inline(__always)
+    private static func nextRecordWord(_ record: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        record + 4 * MemoryLayout<Int>.stride
+    }
+
+    /// The word of `record` that is 1 while a thread owns it.
+    @inline(__always)
+    private static func ownedWord(_ record: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        record + 5 * MemoryLayout<Int>.stride
+    }
+
+    /// Where the first pin record's address is (0 before any thread walked): on
+    /// the limbo flag's line, which only writers and reclaims read.
+    private static var pinRecordsWord: UnsafeMutableRawPointer { limboFlagWord + 2 * MemoryLayout<UInt>.stride }
+
+    /// The first pin record, or nil. Sequentially consistent: a writer's half of
+    /// the Dekker check (see `pinWithoutLock`) reads it after its fence, so a
+    /// record pushed after this load belongs to a thread whose pin comes later and
+    /// sees what the writer unlinked.
+    @inline(__always)
+    private static var firstPinRecord: UnsafeMutableRawPointer? {
+        UnsafeMutableRawPointer(bitPattern: AtomicWord.loadSequentiallyConsistent(pinRecordsWord))
+    }
+
+    /// True when `test` holds for every pin record. Exclusive lock held (or, for
+    /// tests, none: the records are never freed).
+    @inline(__always)
+    private static func everyPinRecord(_ test: (UnsafeMutableRawPointer) -> Bool) -> Bool {
+        var record = firstPinRecord
+        while let current = record {
+            if !test(current) { return false }
+            record = UnsafeMutableRawPointer(bitPattern: AtomicWord.load(nextRecordWord(current)))
+        }
+        return true
+    }
+
+    /// A pin record for a new thread (`ThreadState`): a free one, or a new one
+    /// pushed on the list. Takes no lock (a thread's first walk may begin inside a
+    /// writer's deinit callback, or while another lock is held).
+    static func takePinRecord() -> UnsafeMutableRawPointer {
+        var record = firstPinRecord
+        while let candidate = record {
+            var free: UInt = 0
+            if AtomicWord.load(ownedWord(candidate)) == 0,
+               AtomicWord.compareExchange(ownedWord(candidate), expected: &free, desired: 1) {
+                return candidate
+            }
+            record = UnsafeMutableRawPointer(bitPattern: AtomicWord.load(nextRecordWord(candidate)))
+        }
+        let new = UnsafeMutableRawPointer.allocate(byteCount: pinRecordSize, alignment: pinRecordSize)
+        // Written before it is shared: the compare-and-swap below publishes it.
+        new.initializeMemory(as: UInt8.self, repeating: 0, count: pinRecordSize)
+        ownedWord(new).storeBytes(of: 1, as: UInt.self)
+        var first = AtomicWord.load(pinRecordsWord)
+        repeat {
+            nextRecordWord(new).storeBytes(of: first, as: UInt.self)
+        } while !AtomicWord.compareExchange(pinRecordsWord, expected: &first, desired: UInt(bitPattern: new))
+        return new
+    }
+
+    /// Gives back the pin record of a thread that exits (its state's destructor):
+    /// a later new thread takes it. Its counts are zero (no walk runs on a thread
+    /// that exits), set so all the same: a thread ended inside a walk
+    /// (`pthread_exit` in a handler) reads nothing more.
+    static func giveBackPinRecord(_ record: UnsafeMutableRawPointer) {
+        for parity in 0...1 {
+            AtomicWord.storeReleasing(walkPins(record, parity: parity), 0)
+            AtomicWord.storeReleasing(lockFreePins(record, parity: parity), 0)
+        }
+        AtomicWord.storeReleasing(ownedWord(record), 0)
+    }
+
+    /// How many pin records exist, and how many of them a thread owns (for tests).
+    static var pinRecordCounts: (all: Int, owned: Int) {
+        var all = 0, owned = 0
+        _ = everyPinRecord { record in
+            all += 1
+            if AtomicWord.load(ownedWord(record)) != 0 { owned += 1 }
+            return true
+        }
+        return (all, owned)
+    }
+
+    /// Adds `delta` to a count of the calling thread's own pin record: a load and a
+    /// releasing store, no locked instruction (only this thread writes it). What
+    /// the walk loaded before is ordered before it by the callers' protocols (see
+    /// `pinForDelivery(_:keepingReadPinOf:)`).
+    @inline(__always)
+    private static func addToOwn(_ word: UnsafeMutableRawPointer, _ delta: Int) {
+        AtomicWord.storeReleasing(word, UInt(bitPattern: Int(bitPattern: AtomicWord.loadRelaxed(word)) &+ delta))
+    }
+
+    /// Marks a walk as borrowing tables, in `record` (its thread's). The caller
+    /// holds its stripe, so no writer runs (writers hold every stripe) and none
+    /// reads the count until the stripe's unlock has published it: a plain add.
     ///
     /// - Returns: The parity to unpin.
     @inline(__always)
-    static func pin(stripe: Int) -> Int {
+    static func pin(_ record: UnsafeMutableRawPointer) -> Int {
         let parity = Int(epoch & 1)
-        _ = AtomicWord.add(pins(stripe, parity: parity), 1)
+        addToOwn(walkPins(record, parity: parity), 1)
         return parity
     }
 
-    /// Marks a reader on `stripe` as borrowing what writers publish, without taking
-    /// the stripe: the pin of performance round 3's lock-free reads (see
-    /// Maintainers/ReadsWithoutALock.md). What the reader may load after it returns
-    /// stays allocated until `unpin`, provided writers retire it with
-    /// `Graveyard.retireShared` (never young: a reader pinned without a lock can load
-    /// an object published after it pinned).
+    /// Marks a reader as borrowing what writers publish, without taking its
+    /// stripe, in `record` (its thread's): the pin of performance round 3's
+    /// lock-free reads (see Maintainers/ReadsWithoutALock.md). What the reader may
+    /// load after it returns stays allocated until `unpinWithoutLock`, provided
+    /// writers retire it with `Graveyard.retireShared` (never young: a reader pinned
+    /// without a lock can load an object published after it pinned).
     ///
     /// A Dekker-style check: the reader counts itself in the parity of the epoch it
     /// read, makes a full fence, then reads the epoch again and starts over if it
@@ -248,8 +353,8 @@ final class GraphLock: @unchecked Sendable {
     ///
     /// - Returns: The parity to give `unpinWithoutLock`.
     @inline(__always)
-    static func pinWithoutLock(stripe: Int) -> Int {
-        pinWithoutLock(counting: { lockFreePins(stripe, parity: $0) })
+    static func pinWithoutLock(_ record: UnsafeMutableRawPointer) -> Int {
+        pinWithoutLock(counting: { lockFreePins(record, parity: $0) })
     }
 
     /// The Dekker-style pin of `pinWithoutLock` and `pinForDelivery`, counted in
@@ -258,6 +363,10 @@ final class GraphLock: @unchecked Sendable {
     /// without reclaiming, which would run deinits (user code) in the middle of a
     /// pin (for `pinForDelivery`, between a walk's collection and its check); a
     /// later unpin, or the next writer, reclaims.
+    ///
+    /// A locked add although only this thread writes the count: the Dekker check
+    /// needs the count's store ordered before the epoch's load, which on x86 only a
+    /// locked instruction or a fence gives (a fence costs more).
     @inline(__always)
     private static func pinWithoutLock(counting count: (Int) -> UnsafeMutableRawPointer) -> Int {
         while true {
@@ -270,14 +379,14 @@ final class GraphLock: @unchecked Sendable {
         }
     }
 
-    /// Marks a walk on `stripe` as borrowing tables, as `pin(stripe:)` does, without
-    /// taking the stripe: the delivery pin of a walk collected without a lock (see
+    /// Marks a walk as borrowing tables, as `pin(_:)` does, without taking the
+    /// stripe: the delivery pin of a walk collected without a lock (see
     /// `DominoNode.collectPublished`). Dekker-style, as `pinWithoutLock`: counted in
     /// the parity of the epoch read, a full fence, the epoch read again. The caller
     /// then loads again each table word it collected: a table still published after
     /// the fence is one that a writer retires only after it sees this pin, so the
     /// walk may use it as a walk pinned under its stripe would. Give it back with
-    /// `unpin(stripe:parity:)`.
+    /// `unpin(_:parity:)`.
     ///
     /// The walk must load the words again while it still holds its read pin: an
     /// equal address is not enough on its own (the table may have been freed as
@@ -285,35 +394,54 @@ final class GraphLock: @unchecked Sendable {
     /// the read pin caps the epoch at one past the one it pinned in, which keeps a
     /// table retired meanwhile allocated until the check is over.
     @inline(__always)
-    static func pinForDelivery(stripe: Int) -> Int {
-        pinWithoutLock(counting: { pins(stripe, parity: $0) })
+    static func pinForDelivery(_ record: UnsafeMutableRawPointer) -> Int {
+        pinWithoutLock(counting: { walkPins(record, parity: $0) })
     }
 
     /// The delivery pin of a walk that holds its read pin (`pinWithoutLock`) of
     /// `parity`, taken in the same parity without the Dekker check: true when the
     /// epoch is still the one the read pin was taken in, and the walk may then use
-    /// every table it collected without loading its word again. False when the
-    /// epoch moved meanwhile (the pin is given back): the walk takes
-    /// `pinForDelivery(stripe:)` and checks its tables as before.
+    /// every table it collected without loading its word again; it gives the read
+    /// pin back with `unpinReadPin(_:parity:)`. False when the epoch moved
+    /// meanwhile (the pin is given back): the walk takes `pinForDelivery(_:)` and
+    /// checks its tables as before.
     ///
     /// Why no check is needed when the epoch did not move (see
     /// Maintainers/ReadsWithoutALock.md, "One pin's worth"): the walk was counted in
-    /// `parity` without a gap from its read pin on (this count is added before the
-    /// read pin is given back, and `drained` reads a stripe's read pins before its
-    /// delivery pins), so the epoch cannot pass the one after the read pin's, and
-    /// nothing retired since the read pin in a batch that parity holds can be
-    /// released; and a table loaded under the read pin was published in the epoch
-    /// loaded after it or earlier (its publisher read the epoch before its releasing
-    /// store), so when that is still the read pin's epoch, the table is young, if at
-    /// all, in an epoch this pin holds.
+    /// `parity` without a gap from its read pin on (this count is stored before the
+    /// read pin is given back, both releasing, and `drained` loads a record's read
+    /// pins before its delivery pins), so the epoch cannot pass the one after the
+    /// read pin's, and nothing retired since the read pin in a batch that parity
+    /// holds can be released; and a table loaded under the read pin was published
+    /// in the epoch loaded after it or earlier (its publisher read the epoch before
+    /// its releasing store), so when that is still the read pin's epoch, the table
+    /// is young, if at all, in an epoch this pin holds.
+    ///
+    /// A plain add: the epoch's load may be performed before the count's store is
+    /// seen, which is the same as checking the epoch first and pinning after it.
+    /// That order is as sound, because the read pin holds `parity` meanwhile: the
+    /// epoch seen is the read pin's at a moment when the walk is counted in it.
     @inline(__always)
-    static func pinForDelivery(stripe: Int, keepingReadPinOf parity: Int) -> Bool {
-        _ = AtomicWord.add(pins(stripe, parity: parity), 1)
+    static func pinForDelivery(_ record: UnsafeMutableRawPointer, keepingReadPinOf parity: Int) -> Bool {
+        addToOwn(walkPins(record, parity: parity), 1)
         if Int(truncatingIfNeeded: AtomicWord.load(epochWord) & 1) == parity { return true }
         // Without reclaiming, as a retry of the Dekker check (the read pin, given back
         // next, or the next writer reclaims).
-        _ = AtomicWord.add(pins(stripe, parity: parity), -1)
+        addToOwn(walkPins(record, parity: parity), -1)
         return false
+    }
+
+    /// Gives back a read pin of `parity` while the delivery pin of the same parity
+    /// is held (`pinForDelivery(_:keepingReadPinOf:)` returned true): a plain
+    /// releasing store, and no reclaiming. The walk is still counted in `parity`
+    /// (its delivery pin, stored before), so nothing waiting in limbo becomes
+    /// releasable here: a batch of that parity waits for the delivery pin, whose
+    /// `unpin` reclaims; a batch of the other parity never waited for this pin; and
+    /// what was retired shared while readers were pinned went to limbo then
+    /// (`admitRetired`), where only the epoch and the pins of each parity count.
+    @inline(__always)
+    static func unpinReadPin(_ record: UnsafeMutableRawPointer, parity: Int) {
+        addToOwn(lockFreePins(record, parity: parity), -1)
     }
 
     /// Whether walks may collect without a lock, and how: 0 while anything that only
@@ -362,15 +490,17 @@ final class GraphLock: @unchecked Sendable {
     }
 
     /// Ends a reader's `pinWithoutLock`; releases the retired objects this makes
-    /// safe (as `unpin` does).
+    /// safe (as `unpin` does). A locked add: the check of the limbo's word after it
+    /// is the unpin's half of a Dekker check (see `unpin`). A walk that holds its
+    /// delivery pin gives the read pin back with `unpinReadPin` instead.
     @inline(__always)
-    static func unpinWithoutLock(stripe: Int, parity: Int) {
-        let remaining = AtomicWord.add(lockFreePins(stripe, parity: parity), -1)
+    static func unpinWithoutLock(_ record: UnsafeMutableRawPointer, parity: Int) {
+        let remaining = AtomicWord.add(lockFreePins(record, parity: parity), -1)
         if remaining == 0 && AtomicWord.loadSequentiallyConsistent(unpinsReclaimWord) != 0 { graphLock.reclaimRetired() }
     }
 
-    /// Ends a walk's borrowing on `stripe`, without a lock; releases the retired
-    /// tables that this makes safe.
+    /// Ends a walk's borrowing, counted in `record` (its thread's), without a lock;
+    /// releases the retired tables that this makes safe.
     ///
     /// A writer that retires tables sets the limbo flag (and with it
     /// `unpinsReclaimWord`, which is what unpins load), then checks the pins; this
@@ -384,8 +514,8 @@ final class GraphLock: @unchecked Sendable {
     /// writer's sweep (see `sweepLimbo`), whose end looks at the pins again after it
     /// stores `unpinsReclaim`.
     @inline(__always)
-    static func unpin(stripe: Int, parity: Int) {
-        let remaining = AtomicWord.add(pins(stripe, parity: parity), -1)
+    static func unpin(_ record: UnsafeMutableRawPointer, parity: Int) {
+        let remaining = AtomicWord.add(walkPins(record, parity: parity), -1)
         if remaining == 0 && AtomicWord.loadSequentiallyConsistent(unpinsReclaimWord) != 0 { graphLock.reclaimRetired() }
     }
 
@@ -516,20 +646,22 @@ final class GraphLock: @unchecked Sendable {
 
     /// `lockFreeReadersPinnedLocked` for a caller that has just made the fence.
     private var lockFreeReadersPinned: Bool {
-        (0..<Self.stripeCount).contains { stripe in
-            (0...1).contains { AtomicWord.loadSequentiallyConsistent(Self.lockFreePins(stripe, parity: $0)) != 0 }
+        !Self.everyPinRecord { record in
+            AtomicWord.loadSequentiallyConsistent(Self.lockFreePins(record, parity: 0)) == 0
+                && AtomicWord.loadSequentiallyConsistent(Self.lockFreePins(record, parity: 1)) == 0
         }
     }
 
     /// True when no walk pinned in epochs of `parity` is running. Exclusive lock held.
     private func drained(parity: Int) -> Bool {
         // Sequentially consistent: the writer's half of `pinWithoutLock`'s check.
-        // A stripe's read pins before its delivery pins: a walk adds its delivery
-        // pin before it gives its read pin back (`pinForDelivery(stripe:keepingReadPinOf:)`),
-        // so whichever count this sees last, it sees the walk in one of the two.
-        (0..<Self.stripeCount).allSatisfy {
+        // A record's read pins before its delivery pins: a walk stores its delivery
+        // pin before it gives its read pin back (`pinForDelivery(_:keepingReadPinOf:)`,
+        // then `unpinReadPin`, both releasing), so whichever count this sees last,
+        // it sees the walk in one of the two.
+        Self.everyPinRecord {
             AtomicWord.loadSequentiallyConsistent(Self.lockFreePins($0, parity: parity)) == 0
-                && AtomicWord.loadSequentiallyConsistent(Self.pins($0, parity: parity)) == 0
+                && AtomicWord.loadSequentiallyConsistent(Self.walkPins($0, parity: parity)) == 0
         }
     }
 

@@ -10,6 +10,9 @@ internal import _DominoShims
 struct ThreadState {
     /// Which stripe of `graphLock` this thread reads under.
     let stripe: Int
+    /// This thread's pin record (`GraphLock.takePinRecord`): the counts its walks
+    /// pin and unpin, which only this thread writes. Given back when it exits.
+    let pins: UnsafeMutableRawPointer
     /// Cached, because Foundation's `Thread.isMainThread` costs hundreds of ns on Linux.
     let isMainThread: Bool
     /// How many posts and requests are nested on this thread right now.
@@ -144,6 +147,7 @@ struct ThreadState {
     private static let exitDestructor = ThreadLocalSlot { pointer in
         _domino_thread_state_set(nil)
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
+        GraphLock.giveBackPinRecord(state.pointee.pins)
         state.pointee.stageNodes.deallocate()
         state.pointee.spareStages.deallocate()
         state.pointee.spareStagesNested.deallocate()
@@ -172,7 +176,7 @@ struct ThreadState {
             return next
         }
         let state = UnsafeMutablePointer<ThreadState>.allocate(capacity: 1)
-        state.initialize(to: ThreadState(stripe: stripe, isMainThread: Thread.isMainThread, nesting: 0))
+        state.initialize(to: ThreadState(stripe: stripe, pins: GraphLock.takePinRecord(), isMainThread: Thread.isMainThread, nesting: 0))
         exitDestructor.set(UnsafeMutableRawPointer(state))
         _domino_thread_state_set(UnsafeMutableRawPointer(state))
         return state
