@@ -1011,7 +1011,7 @@ extension DominoNode {
         /// True when the walk kept a second stage (see `stageWord`).
         var twoStages: Bool { stageWord & Self.twoStagesBit != 0 }
         /// True for the common route: one stage, without reformers or interceptors.
-        var isOnePlainStage: Bool { stageWord >> 32 == 0 }
+        var isOnePlainStage: Bool { stageWord >> 32 == 0 } // 64-bit: `stageWord` is a UInt64
         /// True when a stage has reformers or interceptors (see `stageWord`).
         var reformsOrIntercepts: Bool { stageWord & Self.reformsOrInterceptsBit != 0 }
         /// The nodes on the route.
