@@ -7,6 +7,20 @@ private final class Canary: @unchecked Sendable {
     func chirp() {}
 }
 
+/// Subscribes a handler that captures a canary at `node` and cancels it at once: the
+/// box empties once the library has released the handler.
+private func subscribedAndCancelled(at node: DominoNode) -> WeakBox<Canary> {
+    let box = WeakBox<Canary>(nil)
+    var subscription: Subscription? = {
+        let canary = Canary()
+        box.value = canary
+        return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
+    }()
+    subscription?.cancel()
+    subscription = nil
+    return box
+}
+
 /// How long a table replaced during a walk lives: walks borrow handler tables
 /// without retaining them, so a replaced table waits in limbo until no walk that
 /// may borrow it is running (see `GraphLock`).
@@ -159,16 +173,7 @@ struct ReclamationTests {
                 stopped.signal()
             }
         }
-        let canaries = (0..<200).map { _ in WeakBox<Canary>(nil) }
-        for box in canaries {
-            var subscription: Subscription? = {
-                let canary = Canary()
-                box.value = canary
-                return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
-            }()
-            subscription?.cancel()
-            subscription = nil
-        }
+        let canaries = (0..<200).map { _ in subscribedAndCancelled(at: node) }
         var polls = 0
         while canaries.contains(where: { $0.value != nil }) && polls < 2_000 {
             Thread.sleep(forTimeInterval: 0.005)
@@ -311,15 +316,7 @@ struct PinRecordReclamationTests {
         var canaries: [WeakBox<Canary>] = []
         let deadline = Date().addingTimeInterval(20)
         while spawned.value < 90 && Date() < deadline {
-            let box = WeakBox<Canary>(nil)
-            var subscription: Subscription? = {
-                let canary = Canary()
-                box.value = canary
-                return bottom.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
-            }()
-            subscription?.cancel()
-            subscription = nil
-            canaries.append(box)
+            canaries.append(subscribedAndCancelled(at: bottom))
         }
         stop.set()
         #expect(done.wait(timeout: .now() + 30) == .success)
