@@ -317,6 +317,9 @@ struct PinRecordReclamationTests {
         let deadline = Date().addingTimeInterval(20)
         while spawned.value < 90 && Date() < deadline {
             canaries.append(subscribedAndCancelled(at: bottom))
+            // A pause between writes: a writer in a tight loop would hold every
+            // stripe most of the time, and slow the suites running beside this one.
+            Thread.sleep(forTimeInterval: 0.000_2)
         }
         stop.set()
         #expect(done.wait(timeout: .now() + 30) == .success)

@@ -131,15 +131,21 @@ struct SignalOperatorTests {
                 recorder.record(value)
             }
         }
-        let done = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0), firing = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             // Fires that the filters below never drop, racing each filter's adding.
+            var first = true
             while !racing.withLock({ $0.stop }) {
                 signal.fire(-1)
                 racing.withLock { $0.fired += 1 }
+                if first { firing.signal() }
+                first = false
             }
             done.signal()
         }
+        // The racing thread fires before the filters are added (on a loaded machine
+        // it once started only after the loop below had ended, and raced nothing).
+        firing.wait()
         for value in 0..<200 {
             subscription.filter { fired in fired != value }
             signal.fire(value)
