@@ -290,12 +290,13 @@ struct LockFreeReadTests {
         let wrongTables = Counter()
         let walks = Counter()
         let readers = 2
-        let finished = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0), reading = DispatchSemaphore(value: 0)
         for _ in 0..<readers {
             Thread.detachNewThread {
                 let pins = ThreadState.current.pointee.pins
                 var wrong = 0, count = 0
                 while !stop.isSet {
+                    if count == 1 { reading.signal() }
                     let parity = GraphLock.pinWithoutLock(pins)
                     let found = publishedTables(upFrom: leaf, keys: keys)
                     // As a walk does: tables are read only under a delivery pin,
@@ -312,6 +313,9 @@ struct LockFreeReadTests {
                 finished.signal()
             }
         }
+        // The readers are walking before the writes begin (on a loaded machine a
+        // thread may start late, and race nothing).
+        for _ in 0..<readers { reading.wait() }
         var generator = SeededGenerator(seed: 28)
         var subscriptions: [Subscription] = []
         for round in 0..<1_500 {
@@ -356,12 +360,14 @@ struct LockFreeReadTests {
         let walksUsingTheirTables = Counter()
         let liveHandlersRead = Counter()
         let readers = 2
-        let finished = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0), reading = DispatchSemaphore(value: 0)
         for _ in 0..<readers {
             Thread.detachNewThread {
                 let pins = ThreadState.current.pointee.pins
-                var wrong = 0, direct = 0, handlersRead = 0
+                var wrong = 0, direct = 0, handlersRead = 0, walks = 0
                 while !stop.isSet {
+                    if walks == 1 { reading.signal() }
+                    walks += 1
                     let parity = GraphLock.pinWithoutLock(pins)
                     var found = publishedTables(upFrom: leaf, keys: keys)
                     let delivery: Int
@@ -395,6 +401,8 @@ struct LockFreeReadTests {
                 finished.signal()
             }
         }
+        // The readers are walking before the writes begin, as above.
+        for _ in 0..<readers { reading.wait() }
         var generator = SeededGenerator(seed: 29)
         var subscriptions: [Subscription] = []
         for _ in 0..<6_000 {
