@@ -204,7 +204,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// The size and alignment of a pin record: two cache lines, so that adjacent-line
     /// prefetching does not couple two threads' records.
-    static let pinRecordSize = 128
+    private static let pinRecordSize = 128
 
     /// The word counting the walks of `record`'s thread pinned in epochs of
     /// `parity` that are still running.
@@ -247,8 +247,10 @@ final class GraphLock: @unchecked Sendable {
         UnsafeMutableRawPointer(bitPattern: AtomicWord.loadSequentiallyConsistent(pinRecordsWord))
     }
 
-    /// True when `test` holds for every pin record. Exclusive lock held (or, for
-    /// tests, none: the records are never freed).
+    /// True when `test` holds for every pin record, in list order; stops at the first
+    /// for which it does not. Needs no lock to be safe (records are never freed or
+    /// unlinked); writers call it with the exclusive lock held, so that the counts
+    /// they read are the ones their protocol needs.
     @inline(__always)
     private static func everyPinRecord(_ test: (UnsafeMutableRawPointer) -> Bool) -> Bool {
         var record = firstPinRecord
@@ -263,15 +265,15 @@ final class GraphLock: @unchecked Sendable {
     /// pushed on the list. Takes no lock (a thread's first walk may begin inside a
     /// writer's deinit callback, or while another lock is held).
     static func takePinRecord() -> UnsafeMutableRawPointer {
-        var record = firstPinRecord
-        while let candidate = record {
+        var taken: UnsafeMutableRawPointer?
+        _ = everyPinRecord { candidate in
             var free: UInt = 0
-            if AtomicWord.load(ownedWord(candidate)) == 0,
-               AtomicWord.compareExchange(ownedWord(candidate), expected: &free, desired: 1) {
-                return candidate
-            }
-            record = UnsafeMutableRawPointer(bitPattern: AtomicWord.load(nextRecordWord(candidate)))
+            guard AtomicWord.load(ownedWord(candidate)) == 0,
+                  AtomicWord.compareExchange(ownedWord(candidate), expected: &free, desired: 1) else { return true }
+            taken = candidate
+            return false
         }
+        if let taken { return taken }
         let new = UnsafeMutableRawPointer.allocate(byteCount: pinRecordSize, alignment: pinRecordSize)
         // Written before it is shared: the compare-and-swap below publishes it.
         new.initializeMemory(as: UInt8.self, repeating: 0, count: pinRecordSize)
