@@ -2,10 +2,6 @@ import Foundation
 import Testing
 @testable import Domino
 
-private final class Canary: @unchecked Sendable {
-    func chirp() {}
-}
-
 /// Phantom tags that make distinct event types for a node with many slots.
 private enum T0 {}
 private enum T1 {}
@@ -66,14 +62,7 @@ struct LargeSlotTests {
         // storage is next copied.
         let node = DominoNode(label: "large")
         let keep = (0..<100).map { _ in node.subscribe(Ping.self, on: .postingThread) { _ in } }
-        let released = WeakBox<Canary>(nil)
-        var subscription: Subscription? = {
-            let canary = Canary()
-            released.value = canary
-            return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
-        }()
-        subscription?.cancel()
-        subscription = nil
+        let released = subscribedAndCancelled(at: node)
         #expect(await eventually { released.value == nil })
         #expect(node.post(Ping(value: 1)).deliveries == keep.count)
     }

@@ -2,25 +2,6 @@ import Foundation
 import Testing
 @testable import Domino
 
-/// Something a handler captures, so a test can see when the handler is released.
-private final class Canary: @unchecked Sendable {
-    func chirp() {}
-}
-
-/// Subscribes a handler that captures a canary at `node` and cancels it at once: the
-/// box empties once the library has released the handler.
-private func subscribedAndCancelled(at node: DominoNode) -> WeakBox<Canary> {
-    let box = WeakBox<Canary>(nil)
-    var subscription: Subscription? = {
-        let canary = Canary()
-        box.value = canary
-        return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
-    }()
-    subscription?.cancel()
-    subscription = nil
-    return box
-}
-
 /// How long a table replaced during a walk lives: walks borrow handler tables
 /// without retaining them, so a replaced table waits in limbo until no walk that
 /// may borrow it is running (see `GraphLock`).

@@ -282,3 +282,22 @@ func onThreadJoined(_ body: @escaping @Sendable () -> Void) {
     pthread_join(thread, nil)
     #endif
 }
+
+/// Something a handler captures, so a test can see when the handler is released.
+final class Canary: @unchecked Sendable {
+    func chirp() {}
+}
+
+/// Subscribes a handler that captures a canary at `node` and cancels it at once: the
+/// box empties once the library has released the handler.
+func subscribedAndCancelled(at node: DominoNode) -> WeakBox<Canary> {
+    let box = WeakBox<Canary>(nil)
+    var subscription: Subscription? = {
+        let canary = Canary()
+        box.value = canary
+        return node.subscribe(Ping.self, on: .postingThread) { _ in canary.chirp() }
+    }()
+    subscription?.cancel()
+    subscription = nil
+    return box
+}
