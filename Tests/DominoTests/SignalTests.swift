@@ -201,6 +201,45 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func valuesLargerThanTheFireLineAreRememberedWhole() {
+        // 81 bytes of values: past the 48 that the lock's cache line has room for
+        // (the address sanitizer run in CI sees a store past the block).
+        let signal = Signal<Int, Int, Int, Int, Int, Int, Int, Int, String?>()
+        signal.fire(1, 2, 3, 4, 5, 6, 7, 8, "first")
+        signal.fire(11, 12, 13, 14, 15, 16, 17, 18, "second")
+        let last = signal.lastFired
+        #expect(last.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6, $0.7] } == Array(11...18))
+        #expect(last?.8 == "second")
+        #expect(signal.fireCount == 2)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func theLastValuesFiredAreReleasedWithTheSignal() {
+        weak var released: Listener?
+        do {
+            let signal = Signal<Listener>()
+            let value = Listener("value")
+            released = value
+            signal.fire(value)
+        }
+        #expect(released == nil)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func manyThreadsFiringAtOnceCountEveryFireAndRememberOneLastFireWhole() {
+        let signal = Signal<Int, String>()
+        onThreads(4) { thread in
+            for value in 0..<10_000 { signal.fire(thread * 10_000 + value, "thread \(thread)") }
+        }
+        #expect(signal.fireCount == 40_000)
+        // Some thread's last fire, its two values from the same fire.
+        let last = signal.lastFired
+        let thread = (last?.0 ?? -1) / 10_000
+        #expect(last?.0 == thread * 10_000 + 9_999)
+        #expect(last?.1 == "thread \(thread)")
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSignalOfNoValuesRemembersThatItFired() {
         let signal = EmptySignal()
         #expect(signal.lastFired == nil)

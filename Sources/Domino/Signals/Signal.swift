@@ -104,8 +104,8 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         }
         var previous: (repeat each Value)? = (repeat each value)
         core.lock()
-        swap(&previous, &core.lastFired)
-        core.fireCount &+= 1
+        swap(&previous, &core.lastFired.pointee)
+        core.fireCount.pointee &+= 1
         let reading = core.listForFiringLocked()
         core.unlock()
         // The values fired before may hold the last reference to a user object:
@@ -171,7 +171,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     /// For a signal of several values it is a tuple of them; for a signal of none,
     /// `()` once it fired.
     public var lastFired: (repeat each Value)? {
-        core.withLock { core.lastFired }
+        core.withLock { core.lastFired.pointee }
     }
 
     /// How many times the signal fired (artman/Signals' `fireCount`).
@@ -185,7 +185,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     /// and ``SignalSubscription/firePreviousData()`` do not, since they deliver to
     /// one subscription only.
     public var fireCount: Int {
-        core.withLock { core.fireCount }
+        core.withLock { core.fireCount.pointee }
     }
 
     /// Forgets the values last fired: ``lastFired`` becomes nil and
@@ -201,7 +201,7 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
     /// Use it to let go of large or sensitive values; ``fireCount`` does not change.
     public func clearLastFired() {
         var previous: (repeat each Value)? = nil
-        core.withLock { swap(&previous, &core.lastFired) }
+        core.withLock { swap(&previous, &core.lastFired.pointee) }
         // Released after unlocking: the values may hold the last reference to a
         // user object.
         withExtendedLifetime(previous) {}
@@ -461,7 +461,7 @@ extension Signal: CustomStringConvertible, CustomDebugStringConvertible {
     ///   SignalSubscription(StatusBar on Signal<Int>, mainThread, cancelsAfterNextFire)
     /// ```
     public var debugDescription: String {
-        let (subscriptions, limit, last) = core.withLock { (core.observers, core.maxSubscriptions, core.lastFired) }
+        let (subscriptions, limit, last) = core.withLock { (core.observers, core.maxSubscriptions, core.lastFired.pointee) }
         let lastText = last.map { "last fired \($0)" } ?? "never fired"
         let count = subscriptions.count
         var lines = ["\(core.typeName)(\(count) subscription\(count == 1 ? "" : "s"), max \(limit), \(lastText))"]

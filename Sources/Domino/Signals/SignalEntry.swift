@@ -230,7 +230,7 @@ public final class Subscription: SignalSubscription, @unchecked Sendable {
     @discardableResult
     public override func firePreviousData() -> Bool {
         let core = typedCore
-        let values = core.withLock { core.lastFired }
+        let values = core.withLock { core.lastFired.pointee }
         guard let values else { return false }
         return deliverAlone(repeat each values)
     }
