@@ -83,7 +83,9 @@ final class ObserverList: @unchecked Sendable {
     init(capacity: Int) {
         self.capacity = capacity
         let words = Self.lineWords
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: (words + capacity) * MemoryLayout<UnsafeRawPointer?>.stride, alignment: Self.lineSize)
+        // At least one slot, so that `base` points into the block: the leak checker
+        // takes a block that only a pointer past its end reaches for a leak.
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: (words + max(capacity, 1)) * MemoryLayout<UnsafeRawPointer?>.stride, alignment: Self.lineSize)
         let memory = raw.bindMemory(to: UnsafeRawPointer?.self, capacity: words + capacity)
         memory.initialize(repeating: nil, count: words)
         base = memory + words
