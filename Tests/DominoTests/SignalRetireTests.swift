@@ -39,12 +39,17 @@ struct SignalRetireTests {
         weak let firedList: ObserverList? = signal.core.withLock { signal.core.list }
 
         Thread.detachNewThread {
-            signal.fire(1)
+            // Deeper than the hazard slots go: the fire counts itself in on the list.
+            insideNestedFires(GraphLock.signalHazardSlots) { signal.fire(1) }
             fireEnded.signal()
         }
-        inCallback.wait()  // the fire is counted in on the list
+        inCallback.wait()
+        #expect(signal.core.withLock { signal.core.list.isBeingFired })
         var hookRuns = 0
-        ObserverList.retiredWhileFired = {
+        let fired = signal.core.withLock { ObjectIdentifier(signal.core.list) }
+        ObserverList.retiredWhileFired = { retired in
+            // Not the lists of the signal that nests the fire, retired as it ends.
+            guard ObjectIdentifier(retired) == fired else { return }
             hookRuns += 1
             // The fire returns from its callback, passes the cancelled entry and
             // counts out, taking the marked list's count to one: it releases the
@@ -65,4 +70,17 @@ struct SignalRetireTests {
         signal.fire(2)
         #expect(calls.value == 2)
     }
+}
+
+/// Runs `body` inside signal fires nested `depth` deep on this thread (a signal
+/// whose callback fires it again), so that a fire made in `body` is that deep.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+func insideNestedFires(_ depth: Int, _ body: @escaping @Sendable () -> Void) {
+    final class Nester: Sendable {}
+    let nest = Signal<Int>()
+    let nester = Nester()
+    nest.subscribe(nester, on: .postingThread) { [weak nest] _, level in
+        if level < depth { nest?.fire(level + 1) } else { body() }
+    }
+    nest.fire(1)
 }

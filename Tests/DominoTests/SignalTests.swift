@@ -793,6 +793,59 @@ struct SignalTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aListReplacedWhileAFireReadsItLivesUntilThatFireEndsAndNoLonger() {
+        let signal = Signal<Int>()
+        let observer = Listener()
+        let inCallback = DispatchSemaphore(value: 0)
+        let mayReturn = DispatchSemaphore(value: 0)
+        let fireEnded = DispatchSemaphore(value: 0)
+        signal.subscribe(observer, on: .postingThread) { _, _ in
+            inCallback.signal()
+            mayReturn.wait()
+        }
+        let leaving = signal.subscribe(observer, on: .postingThread) { _, _ in }
+        weak let firedList: ObserverList? = signal.core.withLock { signal.core.list }
+        Thread.detachNewThread {
+            signal.fire(1)
+            fireEnded.signal()
+        }
+        inCallback.wait()
+        // The fire reads the list under its thread's hazard slot: the cancel copies
+        // the remaining entry to a new list, and the old one waits for the fire.
+        leaving.cancel()
+        #expect(firedList != nil)
+        #expect(signal.core.withLock { signal.core.pendingLists.count } == 1)
+        mayReturn.signal()
+        fireEnded.wait()
+        // The fire, last out, released it.
+        #expect(firedList == nil)
+        #expect(signal.core.withLock { signal.core.pendingLists.isEmpty })
+        #expect(AtomicWord.load(signal.core.pendingWord) == 0)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func listsReplacedWhileOtherThreadsFireAreAllReleasedOnceTheFiresEnd() {
+        let signal = Signal<Int>()
+        let stable = Listener()
+        let counter = Counter()
+        signal.subscribe(stable, on: .postingThread) { _, _ in counter.increment() }
+        onThreads(3) { worker in
+            if worker == 0 {
+                // Each cancel while a fire reads the list replaces it.
+                for _ in 0..<2_000 {
+                    let passing = Listener()
+                    signal.subscribe(passing, on: .postingThread) { _, _ in }.cancel()
+                }
+            } else {
+                for value in 0..<20_000 { signal.fire(value) }
+            }
+        }
+        #expect(counter.value == 40_000)
+        #expect(signal.core.withLock { signal.core.pendingLists.isEmpty })
+        #expect(AtomicWord.load(signal.core.pendingWord) == 0)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func manyThreadsFiringAtOnceDeliverEveryFireToEveryObserver() {
         let signal = Signal<Int>()
         let listeners = (0..<3).map { Listener("l\($0)") }

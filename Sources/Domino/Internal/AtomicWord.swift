@@ -84,9 +84,16 @@ enum AtomicWord {
     /// A sequentially consistent load of the word at `word`: ordered with every
     /// other sequentially consistent operation (the two sides of a Dekker-style
     /// check, such as a pin taken without a lock, need it).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func loadSequentiallyConsistent(_ word: UnsafeMutableRawPointer) -> UInt {
         atomic(word).load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Stores `value` into the word at `word` and returns what it held
+    /// (sequentially consistent: on x86 one `xchg`, a full barrier).
+    @inlinable @inline(__always)
+    static func exchange(_ word: UnsafeMutableRawPointer, _ value: UInt) -> UInt {
+        atomic(word).exchange(value, ordering: .sequentiallyConsistent)
     }
 
     /// A full fence: no load after it is performed before a store before it.
@@ -117,6 +124,13 @@ enum AtomicWord {
     @inline(__always)
     static func store(_ word: UnsafeMutableRawPointer, _ value: UInt) {
         atomic(word).store(value, ordering: .sequentiallyConsistent)
+    }
+
+    /// A relaxed store of `value` into the word at `word`: for a word whose
+    /// readers are ordered with the store some other way (a lock both hold).
+    @inlinable @inline(__always)
+    static func storeRelaxed(_ word: UnsafeMutableRawPointer, _ value: UInt) {
+        atomic(word).store(value, ordering: .relaxed)
     }
 
     /// A releasing store of `value` into the word at `word`: what was written

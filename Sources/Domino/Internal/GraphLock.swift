@@ -190,7 +190,9 @@ final class GraphLock: @unchecked Sendable {
     // - word 0 and 1: walk pins of parity 0 and 1 (`pin`, `pinForDelivery`, `unpin`);
     // - word 2 and 3: pins of readers without a lock (`pinWithoutLock`);
     // - word 4: the next record (set before the record is shared, never changed);
-    // - word 5: 1 while a thread owns the record, else 0.
+    // - word 5: 1 while a thread owns the record, else 0;
+    // - words 8 to 15: the observer lists that the thread's signal fires read, by
+    //   nesting depth (`signalHazard`; see `SignalCore`'s "Reading the list").
     // Only the owning thread writes its counts, so a count that needs no barrier
     // (a delivery pin in its read pin's parity, a read pin given back under the
     // delivery pin) is a plain load and releasing store, where the counts a stripe
@@ -285,6 +287,33 @@ final class GraphLock: @unchecked Sendable {
         return new
     }
 
+    /// How many fires of a thread, by nesting depth, publish the list they read in
+    /// a hazard slot of the thread's pin record; deeper ones count themselves in on
+    /// the list instead (see `SignalCore`'s "Reading the list").
+    static let signalHazardSlots = 8
+
+    /// The hazard slot of `record` for a fire at nesting depth `depth` (the
+    /// thread's nesting count before the fire entered), or nil past the last.
+    @inline(__always)
+    static func signalHazard(_ record: UnsafeMutableRawPointer, depth: Int) -> UnsafeMutableRawPointer? {
+        depth < signalHazardSlots ? record + (8 &+ depth) &* MemoryLayout<Int>.stride : nil
+    }
+
+    /// True when a hazard slot of some thread holds `list` (an observer list's
+    /// address): a fire may be reading it. Sequentially consistent loads, for the
+    /// Dekker check with a fire that clears its slot, then loads the core's pending
+    /// word (see `SignalCore`). No lock needed (records are never freed); a fire
+    /// fills its slot under its signal's lock, so a caller holding that lock sees
+    /// every fire of that signal that began before.
+    static func signalHazardHeld(_ list: UInt) -> Bool {
+        !everyPinRecord { record in
+            for depth in 0..<signalHazardSlots where AtomicWord.loadSequentiallyConsistent(record + (8 &+ depth) &* MemoryLayout<Int>.stride) == list {
+                return false
+            }
+            return true
+        }
+    }
+
     /// Gives back the pin record of a thread that exits (its state's destructor):
     /// a later new thread takes it. Its counts are zero (no walk runs on a thread
     /// that exits), set so all the same: a thread ended inside a walk
@@ -293,6 +322,9 @@ final class GraphLock: @unchecked Sendable {
         for parity in 0...1 {
             AtomicWord.storeReleasing(walkPins(record, parity: parity), 0)
             AtomicWord.storeReleasing(lockFreePins(record, parity: parity), 0)
+        }
+        for depth in 0..<signalHazardSlots {
+            AtomicWord.storeReleasing(record + (8 &+ depth) &* MemoryLayout<Int>.stride, 0)
         }
         AtomicWord.storeReleasing(ownedWord(record), 0)
     }

@@ -138,11 +138,11 @@ final class ObserverList: @unchecked Sendable {
         list.release()
     }
 
-    /// For tests (`SignalRetireTests`): runs when `retire()` has marked a list,
+    /// For tests (`SignalRetireTests`): runs, given the list, when `retire()` has marked it,
     /// before it decides about its reference (the signal's lock held: the hook must
     /// not fire that signal). Nil otherwise; set
     /// only by a suite that runs in a process of its own.
-    @exclusivity(unchecked) nonisolated(unsafe) static var retiredWhileFired: (() -> Void)?
+    @exclusivity(unchecked) nonisolated(unsafe) static var retiredWhileFired: ((ObserverList) -> Void)?
 
     /// Marks the list retired: the core no longer lists it. Lock held. When a fire
     /// is still counted in, takes a reference for the last fire out to release; the
@@ -157,7 +157,7 @@ final class ObserverList: @unchecked Sendable {
     func retire() {
         let reference = Unmanaged.passUnretained(self).retain()
         let before = AtomicWord.insert(Self.firing(base), 1)
-        Self.retiredWhileFired?()
+        Self.retiredWhileFired?(self)
         if before < 2 {
             // No fire was counted in, and none can start (the lock is held): none
             // will release it. The core's reference is still held, so this release

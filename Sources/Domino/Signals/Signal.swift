@@ -106,16 +106,16 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
         core.lock()
         swap(&previous, &core.lastFired.pointee)
         core.fireCount.pointee &+= 1
-        let reading = core.listForFiringLocked()
+        let reading = core.listForFiringLocked(hazard: firing.hazard)
         core.unlock()
         // The values fired before may hold the last reference to a user object:
         // released here, after unlocking.
         withExtendedLifetime(previous) {}
         guard let reading else { return }
 
-        // The fire is counted in on the list, which keeps it (see ObserverList), and
-        // the list its entries, so the entries are used without retaining them. No
-        // slot below `count` changes while the fire is counted in.
+        // The fire's hazard slot or its count on the list keeps the list alive (see
+        // SignalCore, "Reading the list"), and the list its entries, so the entries
+        // are used without retaining them. No slot below `count` changes meanwhile.
         var ended: [SignalSubscription]?
         let base = reading.base
         for index in 0..<reading.count {
@@ -131,9 +131,13 @@ public final class Signal<each Value: Sendable>: @unchecked Sendable {
                 }
             }
         }
-        // After the callbacks: if the list was retired meanwhile, the last fire out
+        // After the callbacks: if the list was replaced meanwhile, the last fire out
         // releases it, and with it perhaps an entry's last reference.
-        ObserverList.countFireOut(reading.list, base: base)
+        if let hazard = firing.hazard {
+            core.fireEnded(hazard: hazard)
+        } else {
+            ObserverList.countFireOut(reading.list, base: base)
+        }
         if let ended {
             core.remove(ended, cancelling: false)
         }
