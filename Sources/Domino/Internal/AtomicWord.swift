@@ -84,7 +84,7 @@ enum AtomicWord {
     /// A sequentially consistent load of the word at `word`: ordered with every
     /// other sequentially consistent operation (the two sides of a Dekker-style
     /// check, such as a pin taken without a lock, need it).
-    @inlinable @inline(__always)
+    @inline(__always)
     static func loadSequentiallyConsistent(_ word: UnsafeMutableRawPointer) -> UInt {
         atomic(word).load(ordering: .sequentiallyConsistent)
     }

@@ -296,22 +296,43 @@ final class GraphLock: @unchecked Sendable {
     /// thread's nesting count before the fire entered), or nil past the last.
     @inline(__always)
     static func signalHazard(_ record: UnsafeMutableRawPointer, depth: Int) -> UnsafeMutableRawPointer? {
-        depth < signalHazardSlots ? record + (8 &+ depth) &* MemoryLayout<Int>.stride : nil
+        depth < signalHazardSlots ? signalHazardSlot(record, depth) : nil
     }
 
     /// True when a hazard slot of some thread holds `list` (an observer list's
-    /// address): a fire may be reading it. Sequentially consistent loads, for the
-    /// Dekker check with a fire that clears its slot, then loads the core's pending
-    /// word (see `SignalCore`). No lock needed (records are never freed); a fire
-    /// fills its slot under its signal's lock, so a caller holding that lock sees
-    /// every fire of that signal that began before.
+    /// address), marked or not: a fire may be reading it. No lock needed (records
+    /// are never freed); a fire fills its slot under its signal's lock, so a caller
+    /// holding that lock sees every fire of that signal that began before.
     static func signalHazardHeld(_ list: UInt) -> Bool {
         !everyPinRecord { record in
-            for depth in 0..<signalHazardSlots where AtomicWord.loadSequentiallyConsistent(record + (8 &+ depth) &* MemoryLayout<Int>.stride) == list {
+            for depth in 0..<signalHazardSlots where AtomicWord.load(signalHazardSlot(record, depth)) & ~1 == list {
                 return false
             }
             return true
         }
+    }
+
+    /// Marks every hazard slot that holds `list` (sets its low bit, with a
+    /// compare-and-swap, so that a fire clearing it meanwhile wins): the fire that
+    /// clears a marked slot learns that the list waits for it. True when one was
+    /// marked. The signal's lock held.
+    static func markSignalHazards(_ list: UInt) -> Bool {
+        var marked = false
+        _ = everyPinRecord { record in
+            // Loaded first: a compare-and-swap takes the record's line from its
+            // thread even when it fails.
+            for depth in 0..<signalHazardSlots where AtomicWord.load(signalHazardSlot(record, depth)) == list {
+                var expected = list
+                if AtomicWord.compareExchange(signalHazardSlot(record, depth), expected: &expected, desired: list | 1) { marked = true }
+            }
+            return true
+        }
+        return marked
+    }
+
+    @inline(__always)
+    private static func signalHazardSlot(_ record: UnsafeMutableRawPointer, _ depth: Int) -> UnsafeMutableRawPointer {
+        record + (8 &+ depth) &* MemoryLayout<Int>.stride
     }
 
     /// Gives back the pin record of a thread that exits (its state's destructor):
@@ -324,7 +345,7 @@ final class GraphLock: @unchecked Sendable {
             AtomicWord.storeReleasing(lockFreePins(record, parity: parity), 0)
         }
         for depth in 0..<signalHazardSlots {
-            AtomicWord.storeReleasing(record + (8 &+ depth) &* MemoryLayout<Int>.stride, 0)
+            AtomicWord.storeReleasing(signalHazardSlot(record, depth), 0)
         }
         AtomicWord.storeReleasing(ownedWord(record), 0)
     }

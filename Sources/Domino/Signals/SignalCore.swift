@@ -32,16 +32,18 @@
 /// it when done; deeper fires count themselves in on the list (`ObserverList`). A
 /// writer (lock held) clears in place only when neither says the list is read
 /// (`isReadLocked`). A list replaced while a hazard slot holds it waits in
-/// `pendingLists`, with the pending word set, until no slot does: the writer sets
-/// the word, then looks at the slots (`GraphLock.signalHazardHeld`); a fire clears
-/// its slot with an exchange, then loads the word, and if it is set takes the lock
-/// and releases what no slot holds any more (`releasePending`). Both sides are
-/// sequentially consistent, so at least one of them sees the other: a list is
-/// released either by the writer or by the last fire out of it, never kept for a
-/// later one. Each fire thus writes only its own thread's record where it wrote a
-/// count on the list that every firing thread shares (`signal.fire.1.contended`,
-/// two threads firing at once: 52.1 to 41.5 ns a fire, medians of 16 alternating
-/// runs; 37.0 in a scratch build that left the count out with nothing in its place).
+/// `pendingLists` until no slot does: the writer marks each slot that holds it (its
+/// low bit, with a compare-and-swap: `GraphLock.markSignalHazards`), and a fire
+/// clears its slot with an exchange, which returns the mark; a fire that finds its
+/// slot marked takes the lock and releases what no slot holds any more
+/// (`releasePending`). One word, changed only by read-modify-writes: either the
+/// fire cleared it first (the mark fails, and the writer releases the list at
+/// once) or the mark came first (the fire sees it). So a list is released by the
+/// writer or by the last fire out of it, never kept for a later one. Each fire thus
+/// writes only its own thread's record where it wrote a count on the list that
+/// every firing thread shares (`signal.fire.1.contended`, two threads firing at
+/// once: 52.1 to about 38 ns a fire, medians of alternating runs; 37.0 in a scratch
+/// build that left the count out with nothing in its place).
 @usableFromInline
 class SignalCore: @unchecked Sendable {
     typealias Hook = @Sendable (SignalSubscription) -> Void
@@ -59,12 +61,6 @@ class SignalCore: @unchecked Sendable {
     /// The object's own words, which fires only read, are then written only when
     /// subscriptions change.
     @usableFromInline let fireWords: UnsafeMutableRawPointer
-
-    /// Nonzero while `pendingLists` holds a list, on the cache line before
-    /// `fireWords` (written only when lists wait, so fires read it from a line that
-    /// stays in their caches). Written under the lock, read by fires without it.
-    @inlinable
-    final var pendingWord: UnsafeMutableRawPointer { fireWords - Self.lineSize }
 
     /// Lists replaced while a fire's hazard slot held them, each with a reference of
     /// its own, released once no slot does (see "Reading the list").
@@ -111,11 +107,8 @@ class SignalCore: @unchecked Sendable {
         self.typeName = typeName
         self.maxSubscriptions = maxSubscriptions
         let line = Self.lineSize
-        let byteCount = line + max(line, (valuesOffset + valuesSize + line - 1) / line * line)
-        let block = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: max(line, valuesAlignment))
-        // The pending word's line first, then the fire's.
-        block.initializeMemory(as: UInt.self, repeating: 0, count: 1)
-        fireWords = block + line
+        let byteCount = max(line, (valuesOffset + valuesSize + line - 1) / line * line)
+        fireWords = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: max(line, valuesAlignment))
         // Zero: the lock free, no fires counted.
         fireWords.initializeMemory(as: UInt8.self, repeating: 0, count: valuesOffset)
         precondition(WordLock.size <= Self.fireCountOffset)
@@ -123,7 +116,7 @@ class SignalCore: @unchecked Sendable {
     }
 
     deinit {
-        (fireWords - Self.lineSize).deallocate()
+        fireWords.deallocate()
     }
 
     @inlinable @inline(__always)
@@ -186,12 +179,12 @@ class SignalCore: @unchecked Sendable {
         return (reading, list.base, count)
     }
 
-    /// Ends a fire that read its list under `hazard`: clears the slot, then releases
-    /// the lists that wait for no other slot, if any wait.
+    /// Ends a fire that read its list under `hazard`: clears the slot, and when a
+    /// writer had marked it (the list was replaced meanwhile), releases the lists
+    /// that no slot holds any more.
     @inlinable @inline(__always)
     final func fireEnded(hazard: UnsafeMutableRawPointer) {
-        _ = AtomicWord.exchange(hazard, 0)
-        if AtomicWord.loadSequentiallyConsistent(pendingWord) != 0 { releasePending() }
+        if AtomicWord.exchange(hazard, 0) & 1 != 0 { releasePending() }
     }
 
     /// Releases the lists in `pendingLists` that no hazard slot holds any more.
@@ -205,7 +198,6 @@ class SignalCore: @unchecked Sendable {
             released.append(waiting)
             return true
         }
-        if pendingLists.isEmpty { AtomicWord.store(pendingWord, 0) }
         unlock()
         // Released after unlocking: a list may hold an entry's last reference.
         withExtendedLifetime(released) {}
@@ -225,13 +217,10 @@ class SignalCore: @unchecked Sendable {
         list = fresh
         // Fires counted in on it: the last one out releases a reference of its own.
         previous.retire()
-        // Fires reading it under a hazard slot: it waits in `pendingLists`. The word
-        // is set before the slots are read (see "Reading the list").
-        pendingLists.append(previous)
-        AtomicWord.store(pendingWord, 1)
-        if !GraphLock.signalHazardHeld(UInt(bitPattern: Unmanaged.passUnretained(previous).toOpaque())) {
-            pendingLists.removeLast()
-            if pendingLists.isEmpty { AtomicWord.store(pendingWord, 0) }
+        // Fires reading it under a hazard slot: it waits in `pendingLists` for the
+        // last of them (see "Reading the list").
+        if GraphLock.markSignalHazards(UInt(bitPattern: Unmanaged.passUnretained(previous).toOpaque())) {
+            pendingLists.append(previous)
         }
         return previous
     }
