@@ -1,13 +1,15 @@
 /// The subscriptions of a signal, in the order they were made: slots that fires
 /// read without the lock.
 ///
-/// A fire counts itself in on the list (`firing`, alone on the cache line before
-/// the slots) and reads the list's `count` under the signal's lock, then reads the
-/// slots below that count after unlocking, and counts itself out. The core changes a list in
-/// place only where no fire can be reading, which keeps every change O(1)
-/// amortized:
+/// A fire reads the list's `count` under the signal's lock and says that it reads
+/// the list, then reads the slots below that count after unlocking, and says that
+/// it is done: most fires in a hazard slot of their thread (see `SignalCore`,
+/// "Reading the list"), fires nested deeper than those slots go by counting
+/// themselves in and out here (`firing`, alone on the cache line before the slots).
+/// The core changes a list in place only where no fire can be reading, which keeps
+/// every change O(1) amortized:
 /// - Adding fills the slot at `count`, which no fire that started earlier reads.
-/// - Removing clears the entry's slot (see ``cleared``) when no fire is counted in
+/// - Removing clears the entry's slot (see ``cleared``) when no fire reads the list
 ///   (none can start while the core holds the lock). Otherwise it copies the other
 ///   entries into a new list, as every change did before, and retires the old one:
 ///   the last fire still iterating it releases it. Copies made this way are at most
@@ -39,7 +41,7 @@
 ///
 /// Invariants (for `@unchecked Sendable`): `count` and the slots are written only
 /// under the core's lock; a slot is written once when filled, and at most once more,
-/// atomically, when cleared, only while no fire is counted in. Every slot below
+/// atomically, when cleared, only while no fire reads the list. Every slot below
 /// `count` holds a retained entry's address or ``cleared``'s. `firing` is twice the
 /// fires counted in, plus one once the core retired the list; retiring it while
 /// fires are in takes a reference that the last fire out (the one that takes the

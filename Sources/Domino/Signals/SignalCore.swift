@@ -170,8 +170,8 @@ class SignalCore: @unchecked Sendable {
         guard count > 0 else { return nil }
         let reading = Unmanaged.passUnretained(list)
         if let hazard {
-            // Relaxed: writers read the slot under this lock, or after their own
-            // sequentially consistent store (see "Reading the list").
+            // Relaxed: writers read and mark the slot under this lock (see
+            // "Reading the list").
             AtomicWord.storeRelaxed(hazard, UInt(bitPattern: reading.toOpaque()))
         } else {
             list.countFireIn()
@@ -247,8 +247,8 @@ class SignalCore: @unchecked Sendable {
     /// release after unlocking. O(1) amortized per target (see ``ObserverList``).
     /// Lock held.
     private final func unlistLocked(_ targets: [SignalSubscription]) -> (removed: [SignalSubscription], previous: ObserverList?) {
-        // No fire is counted in, and none can start while the lock is held: the
-        // slots can be cleared in place.
+        // When no fire reads the list (counted in or under a hazard slot), and none
+        // can start while the lock is held, the slots can be cleared in place.
         let inPlace = !isReadLocked(list)
         var removed: [SignalSubscription] = []
         for entry in targets where entry.slot >= 0 {
