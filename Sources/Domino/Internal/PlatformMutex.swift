@@ -67,32 +67,15 @@ enum PlatformMutex {
 /// that the inlinable `Signal.fire` takes its signal's lock without a call.
 @usableFromInline
 enum WordLock {
-    /// A lock in memory of its own (its address must not change while used), for
-    /// `free(_:)` to end.
-    static func make() -> UnsafeMutableRawPointer {
-        #if canImport(Darwin)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<os_unfair_lock>.size, alignment: MemoryLayout<os_unfair_lock>.alignment)
-        raw.initializeMemory(as: os_unfair_lock.self, repeating: os_unfair_lock(), count: 1)
-        #else
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<UInt32>.size, alignment: MemoryLayout<UInt32>.alignment)
-        raw.initializeMemory(as: UInt32.self, repeating: 0, count: 1)
-        #endif
-        return raw
-    }
-
-    /// Bytes one lock needs (the graph lock's stripes give it more); zero bytes are a
-    /// free lock.
+    /// Bytes one lock needs, in memory whose address does not change while it is
+    /// used (the graph lock's stripes and a signal's fire line give it more); zero
+    /// bytes are a free lock.
     static var size: Int {
         #if canImport(Darwin)
         MemoryLayout<os_unfair_lock>.size
         #else
         MemoryLayout<UInt32>.size
         #endif
-    }
-
-    /// Frees a lock from `make()`, which no thread holds.
-    static func free(_ raw: UnsafeMutableRawPointer) {
-        raw.deallocate()
     }
 
     @inlinable @inline(__always)

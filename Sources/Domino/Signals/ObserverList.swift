@@ -81,6 +81,12 @@ final class ObserverList: @unchecked Sendable {
         UnsafeRawPointer(Unmanaged.passUnretained(cleared).toOpaque())
     }
 
+    /// The list's address, as hazard slots hold it (see `SignalCore`, "Reading the
+    /// list").
+    var address: UInt {
+        UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+    }
+
     /// An empty list with room for `capacity` entries.
     init(capacity: Int) {
         self.capacity = capacity

@@ -194,7 +194,7 @@ class SignalCore: @unchecked Sendable {
         lock()
         var released: [ObserverList] = []
         pendingLists.removeAll { waiting in
-            guard !GraphLock.signalHazardHeld(UInt(bitPattern: Unmanaged.passUnretained(waiting).toOpaque())) else { return false }
+            guard !GraphLock.signalHazardHeld(waiting.address) else { return false }
             released.append(waiting)
             return true
         }
@@ -206,7 +206,7 @@ class SignalCore: @unchecked Sendable {
     /// True when a fire may be reading `list`: counted in on it, or in a hazard
     /// slot. Lock held (fires fill their slots under it).
     private final func isReadLocked(_ list: ObserverList) -> Bool {
-        list.isBeingFired || GraphLock.signalHazardHeld(UInt(bitPattern: Unmanaged.passUnretained(list).toOpaque()))
+        list.isBeingFired || GraphLock.signalHazardHeld(list.address)
     }
 
     /// Makes `fresh` the current list. Lock held. Returns the list it replaced, for
@@ -219,7 +219,7 @@ class SignalCore: @unchecked Sendable {
         previous.retire()
         // Fires reading it under a hazard slot: it waits in `pendingLists` for the
         // last of them (see "Reading the list").
-        if GraphLock.markSignalHazards(UInt(bitPattern: Unmanaged.passUnretained(previous).toOpaque())) {
+        if GraphLock.markSignalHazards(previous.address) {
             pendingLists.append(previous)
         }
         return previous
