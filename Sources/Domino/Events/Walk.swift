@@ -99,6 +99,33 @@ struct Stage {
         )
     }
 
+    /// The low bits of the stages of a walk without a lock (`bits` but the place)
+    /// for each published mode word it can meet, four bits a word: words 0 to 7,
+    /// since `DominoNode.declinesWalksWithoutALock` declines the others. For
+    /// `init(published:modeBits:modeWord:position:)`, which makes a stage's bits
+    /// with a shift and a mask where `init(published:modeWord:defaultCode:traceAll:
+    /// position:)` tests and selects (measured: N instructions a node of a walk
+    /// down). A node without a mode of its own takes `defaultCode` (1 to 3, as the
+    /// walk gate names it); `traceAll` traces every stage.
+    @inline(__always)
+    static func publishedModeBits(defaultCode: UInt, traceAll: Bool) -> UInt32 {
+        let code = UInt32(truncatingIfNeeded: defaultCode)
+        // Words 2 to 7: the codes 1 to 3, each untraced then traced (bit 2). Words 0
+        // and 1: the default's code, untraced then traced.
+        let bits: UInt32 = 0x7362_5100 | code | (code | 4) << 4
+        return traceAll ? bits | 0x4444_4444 : bits
+    }
+
+    /// The stage of `table` at a node whose published mode word is `modeWord` (0 to
+    /// 7), in a walk without a lock whose `publishedModeBits` are `modeBits`.
+    @inline(__always)
+    init(published table: Unmanaged<HandlerTable>, modeBits: UInt32, modeWord: UInt32, position: Int) {
+        handlers = table
+        box = nil
+        // A walk of half a billion nodes cannot fit in memory.
+        bits = (modeBits &>> (modeWord &<< 2)) & 7 | UInt32(truncatingIfNeeded: position) &<< 3
+    }
+
     /// The same stage, running `table` instead (a walk's detached copy).
     func running(_ table: Unmanaged<HandlerTable>) -> Stage {
         var stage = self
