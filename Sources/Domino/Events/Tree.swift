@@ -515,8 +515,8 @@ extension DominoNode {
         // Depth-first pre-order, children in mount order; a node with several
         // parents once (no cycle: the gate is closed once one was ever made). A walk
         // without the stripe has a single root. A node's only child is visited next
-        // without going through the stack (measured: N instructions a node of a
-        // chain). The visited set is used in place, where nodes with several parents
+        // without going through the stack (measured: a raise at depth 10 2,595 to
+        // 2,457 instructions, 13 a node of its chain). The visited set is used in place, where nodes with several parents
         // are: taken out into a local and put back, the empty set left in the local
         // was released at every walk (measured: 18 instructions).
         // The lists as locals, put back at the end: the walk's fields would be
