@@ -153,12 +153,15 @@ struct LockFreeReadTests {
         let operations = OperationQueue()
         let modes: [DeliveryMode] = [.postingThread, .mainThread, .background, .queue(queue), .operationQueue(operations)]
         let node = DominoNode()
+        // Thread states that say this is, and is not, the main thread.
+        let offMain = StandInThreadState(isMainThread: false)
+        let onMain = StandInThreadState(isMainThread: true)
         for mode in modes {
             let subscription = node.subscribe(Ping.self, on: mode) { _ in }
             #expect(subscription.delivery?.description == mode.description)
             #expect(subscription.delivery?.queueObject === mode.queueObject)
-            let inPlaceOffMain = subscription.runsInPlace(stageRunsOnPostingThread: true, onMainThread: false)
-            let inPlaceOnMain = subscription.runsInPlace(stageRunsOnPostingThread: false, onMainThread: true)
+            let inPlaceOffMain = offMain.withThread { subscription.runsInPlace(stageRunsOnPostingThread: true, thread: $0) }
+            let inPlaceOnMain = onMain.withThread { subscription.runsInPlace(stageRunsOnPostingThread: false, thread: $0) }
             #expect(inPlaceOffMain == mode.isPostingThread, "\(mode)")
             #expect(inPlaceOnMain == (mode.isPostingThread || mode.description == DeliveryMode.mainThread.description), "\(mode)")
             #expect(DeliveryMode.Code.published(mode) == (mode.queueObject == nil ? UInt(DeliveryMode.Code(mode).rawValue) : 0))
@@ -530,3 +533,22 @@ private final class PublishedProbe: @unchecked Sendable {
 /// `_class_getInstancePositiveExtentSize`, an ABI export its interface hides).
 @_silgen_name("$ss36_class_getInstancePositiveExtentSizeySiyXlXpF")
 func instanceSize(of type: AnyClass) -> Int
+
+/// A thread's state for tests of code that reads one, made rather than this
+/// thread's: its main-thread flag as the test says.
+final class StandInThreadState {
+    private let state: UnsafeMutablePointer<ThreadState>
+
+    init(isMainThread: Bool) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: ThreadState(stripe: 0, pins: GraphLock.takePinRecord(), isMainThread: isMainThread, nesting: 0))
+    }
+
+    func withThread<R>(_ body: (UnsafeMutablePointer<ThreadState>) -> R) -> R { body(state) }
+
+    deinit {
+        GraphLock.giveBackPinRecord(state.pointee.pins)
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+}

@@ -1501,9 +1501,21 @@ extension DominoNode {
                 // handlers it ended (cancelled, unsubscribed, their node gone).
                 if thread.pointee.writes != writes, !receiver.isAttached { return true }
                 // Most handlers name no mode: that test first.
-                let runsHere = receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, onMainThread: thread.pointee.isMainThread)
+                let runsHere = receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, thread: thread)
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)
                 if runsHere {
+                    // The common handler, a closure that takes the event, called
+                    // here: it neither stops the walk, nor hops to an actor, nor
+                    // declines.
+                    if receiver.isClosureReceiver {
+                        unsafeDowncast(handler, to: ClosureReceiver<Payload>.self).run(value)
+                        // Wrapping: a count of handlers called cannot overflow.
+                        deliveries &+= 1
+                        if stage.traced {
+                            Tracing.emit(TraceRecord(kind: .delivered, event: eventName(), node: stage.nodeName))
+                        }
+                        return true
+                    }
                     if receiver.receive(value, &propagation) {
                         // Wrapping: a count of handlers called cannot overflow.
                         deliveries &+= 1

