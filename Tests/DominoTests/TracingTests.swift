@@ -156,6 +156,24 @@ struct TracingTests {
         #expect(records.map(\.node) == ["n0", "n2", "n1"])
     }
 
+    @Test func tracedBroadcastThatNoNodeHandlesIsTracedAsUnhandled() {
+        let nodes = makeChain(3)
+        nodes[2].isTracing = true
+        let records = Tracing.capture { nodes[2].broadcast(Ping(value: 1)) }
+        #expect(records.map(\.kind) == [.broadcast, .unhandled])
+        #expect(records.map(\.node) == ["n2", "n2"])
+    }
+
+    @Test func tracedRaiseConsumedOnTheWayDownIsTracedAsStoppedWhereItWasConsumed() {
+        let nodes = makeChain(3)
+        nodes[0].isTracing = true
+        nodes[1].subscribe(Ping.self, on: .postingThread) { _, propagation in propagation.stop() }
+        nodes[0].subscribe(Ping.self, on: .postingThread) { _ in }
+        let records = Tracing.capture { nodes[0].raise(Ping(value: 1)) }
+        #expect(records.map(\.kind) == [.raised, .delivered, .stopped(.subscriber)])
+        #expect(records.map(\.node) == ["n0", "n1", "n1"])
+    }
+
     @Test func tracedNodeTracesDeliveryToTheDeepestSubscriberBelow() {
         let nodes = makeChain(3)
         nodes[2].isTracing = true

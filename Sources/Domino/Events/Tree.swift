@@ -147,6 +147,10 @@ extension DominoNode {
         return plain
     }
 
+    /// A raise or a broadcast from this node. Inlined into the four public walks
+    /// down, with the walk without the stripe: called, its result was copied from
+    /// frame to frame (measured: a raise 2,223 to 2,203 instructions).
+    @inline(__always)
     func deliverDown<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool) -> PostResult {
         let thread = ThreadState.current
         // The verb inside the message: a local captured by it was released at every walk.
@@ -383,21 +387,21 @@ extension DominoNode {
             outcome = collectDownPublished(key, raising: raising, scratch: scratch, readParity: readParity, thread: thread)
             // The read pin first: giving the delivery pin back may reclaim (and so run
             // deinits), which no read pin may span.
-            let deliveryPinned = outcome == .notPlain || (outcome == .collected && scratch.upStages.count + scratch.downStages.count > 0)
-            if deliveryPinned {
+            if outcome == .collected || outcome == .notPlain {
                 GraphLock.unpinReadPin(pins, parity: readParity)
             } else {
                 GraphLock.unpinWithoutLock(pins, parity: readParity)
             }
             if outcome == .collected {
-                if deliveryPinned { parity = readParity }
+                parity = readParity
                 break
             }
+            if outcome == .nothingToDeliver { break }
             if outcome == .notPlain { GraphLock.unpin(pins, parity: readParity) }
             scratch.startPublishedWalk()
             if outcome != .epochMoved { break }
         }
-        guard outcome == .collected else {
+        guard outcome == .collected || outcome == .nothingToDeliver else {
             if outcome == .notPlain, let hint = DownHint(origin: self, key: key, raising: raising) { thread.pointee.downNotPlain = hint }
             DownScratch.giveBackPublished(consume scratch, to: thread)
             return nil
@@ -483,8 +487,10 @@ extension DominoNode {
     /// What `collectDownPublished` did.
     private enum DownCollection {
         /// The walk holds every stage, all plain, and the delivery pin in the read
-        /// pin's parity when it has any stage.
+        /// pin's parity.
         case collected
+        /// The walk found no stage. Nothing but the read pin held.
+        case nothingToDeliver
         /// The walk must collect under its stripe. Nothing but the read pin held.
         case declined
         /// The walk must collect under its stripe: a stage has reformers or
@@ -602,7 +608,7 @@ extension DominoNode {
         if AtomicWord.load(sequenceWord) != sequence { return .declined }
         scratch.downVisited = visited
 
-        guard scratch.upStages.count + stages.count > 0 else { return .collected }
+        guard scratch.upStages.count > 0 || stages.count > 0 else { return .nothingToDeliver }
         // When the epoch moved during the walk, the walk collects again rather than
         // check each table still published: that would need each stage's node kept
         // (measured: 8 instructions a node), for a case that needs a writer to
