@@ -59,6 +59,29 @@ struct TreeTests {
         ])
     }
 
+    @Test func aWalkDownStoppedByAHandlerThatCancelsItselfNamesTheNodeWhereItStopped() {
+        // The handler's cancel replaces its node's table; the walk's delivery pin is
+        // all that keeps the old one, through which the result names the node (read
+        // after the pin went back, it was memory already freed: the address
+        // sanitizer's run saw it).
+        let tree = Tree()
+        let held = Held<Subscription>()
+        held.value = tree.a.subscribe(Ping.self, on: .postingThread) { _, propagation in
+            held.value?.cancel()
+            propagation.stop()
+        }
+        let broadcast = tree.root.broadcast(Ping(value: 1))
+        #expect(broadcast.stoppedAt == "a")
+        #expect(broadcast.deliveries == 1)
+        held.value = tree.a1.subscribe(Ping.self, on: .postingThread) { _, propagation in
+            held.value?.cancel()
+            propagation.stop()
+        }
+        let raise = tree.a1.raise(Ping(value: 2))
+        #expect(raise.stoppedAt == "a1")
+        #expect(raise.deliveries == 1)
+    }
+
     @Test func broadcastToATreeLargerThanWhatAThreadKeepsLeavesNoScratchOnTheThread() {
         let root = DominoNode(label: "wide")
         let children = (0..<(DownScratch.keptCapacity + 1)).map { DominoNode(label: "c\($0)") }
@@ -489,4 +512,9 @@ struct TreeTests {
         #expect(raised.nodesVisited == 200_000)
         #expect(counter.value == 3)
     }
+}
+
+/// A subscription its own handler can reach (to cancel itself).
+private final class Held<Value: AnyObject>: @unchecked Sendable {
+    var value: Value?
 }

@@ -429,24 +429,29 @@ extension DominoNode {
             stopped = (stage, stop, scratch.upVisited + stage.position)
         }
         let (deliveries, scheduled) = (tally.deliveries, tally.scheduled)
-        orphans.purge()
-        if parity >= 0 { GraphLock.unpin(pins, parity: parity) }
-        let nodesVisited = scratch.upVisited + scratch.downVisited
-        let originTraced = scratch.originTraced
-        DownScratch.giveBackPublished(consume scratch, to: thread)
-
-        guard let stopped else {
-            if deliveries == 0 && originTraced {
+        // The result before the delivery pin goes back: the stage where a subscriber
+        // stopped the walk names its node through its table, which only the pin
+        // keeps (the handler that stopped it may have replaced it).
+        let result: PostResult
+        if let stopped {
+            let stopReason: PostResult.StopReason = stopped.stop == .immediately ? .subscriberImmediately : .subscriber
+            let stoppedAt = stopped.stage.nodeName
+            if stopped.stage.traced {
+                Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stoppedAt))
+            }
+            result = PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stopped.reached, stopReason: stopReason, stoppedAt: stoppedAt)
+        } else {
+            if deliveries == 0 && scratch.originTraced {
                 Tracing.emit(TraceRecord(kind: .unhandled, event: eventName, node: description))
             }
-            return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: nodesVisited, stopReason: nil, stoppedAt: nil)
+            result = PostResult(
+                deliveries: deliveries, scheduled: scheduled, nodesVisited: scratch.upVisited + scratch.downVisited, stopReason: nil, stoppedAt: nil
+            )
         }
-        let stopReason: PostResult.StopReason = stopped.stop == .immediately ? .subscriberImmediately : .subscriber
-        let stoppedAt = stopped.stage.nodeName
-        if stopped.stage.traced {
-            Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stoppedAt))
-        }
-        return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stopped.reached, stopReason: stopReason, stoppedAt: stoppedAt)
+        orphans.purge()
+        if parity >= 0 { GraphLock.unpin(pins, parity: parity) }
+        DownScratch.giveBackPublished(consume scratch, to: thread)
+        return result
     }
 
     /// The deliveries and the deliveries scheduled elsewhere of a walk down without

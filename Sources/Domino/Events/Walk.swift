@@ -990,7 +990,10 @@ extension DominoNode {
     /// Maintainers/ReadsWithoutALock.md, "A post without a plan"). So does a post
     /// whose route has two such stages, or one or two with reformers or
     /// interceptors. Anything else hands the walk over to a plan where it stands
-    /// (`deliverPlanned`), so that no post walks its route twice.
+    /// (`deliverPlanned`), so that no post walks its route twice. Inlined into the
+    /// public posts: called, its result was copied from frame to frame (measured: a
+    /// post 323 to 300 instructions; `collectLean` inlined too made it 323 again).
+    @inline(__always)
     func deliver<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {
         let thread = ThreadState.current
         guard enterNesting(thread, what: "Posting \(key.displayName(for: Payload.self))") else {
