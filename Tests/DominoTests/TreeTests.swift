@@ -80,6 +80,8 @@ struct TreeTests {
         let raise = tree.a1.raise(Ping(value: 2))
         #expect(raise.stoppedAt == "a1")
         #expect(raise.deliveries == 1)
+        // The handle and its handler's closure hold each other.
+        held.value = nil
     }
 
     @Test func broadcastToATreeLargerThanWhatAThreadKeepsLeavesNoScratchOnTheThread() {

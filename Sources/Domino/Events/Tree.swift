@@ -560,9 +560,10 @@ extension DominoNode {
         // parents once (no cycle: the gate is closed once one was ever made). A walk
         // without the stripe has a single root. A node's only child is visited next
         // without going through the stack (measured: a raise at depth 10 2,595 to
-        // 2,457 instructions, 13 a node of its chain). The visited set is used in place, where nodes with several parents
-        // are: taken out into a local and put back, the empty set left in the local
-        // was released at every walk (measured: 18 instructions).
+        // 2,457 instructions, 13 a node of its chain). The visited set is used in
+        // place, where nodes with several parents are: taken out into a local and
+        // put back, the empty set left in the local was released at every walk
+        // (measured: 18 instructions).
         // The lists as locals, put back at the end: the walk's fields would be
         // loaded and stored at every node. (Put back by a `defer`, which the
         // optimizer makes a function of its own for the loop's several returns: one

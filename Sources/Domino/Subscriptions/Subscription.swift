@@ -36,9 +36,9 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
     // init (an access by name is one the thread sanitizer sees as a plain write
     // racing with walks, which read it without a lock): bit 0 is `isRemoved`, bits
     // 1-2 `role`, bit 3 `answersAsynchronously`, bit 4 `hopsToActor`, bits 5-7 the
-    // delivery mode's code (`DeliveryMode.Code`), bit 8 `isClosureReceiver`, bits 9-31
-    // `position`. Writers change it
-    // atomically, under the exclusive lock (or in init, before it is shared).
+    // delivery mode's code (`DeliveryMode.Code`), bit 8 `isClosureReceiver`, bits
+    // 9-31 `position`. Writers change it atomically, under the exclusive lock (or in
+    // init, before it is shared).
     @exclusivity(unchecked) private var stateBits: UInt32 = 0
     /// The low 32 bits of the graph lock's epoch when the handler was added to its
     /// node, under the exclusive lock: once removed, it waits only for walks that
