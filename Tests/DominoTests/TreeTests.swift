@@ -66,17 +66,17 @@ struct TreeTests {
         // sanitizer's run saw it).
         let tree = Tree()
         let held = Held<Subscription>()
-        held.value = tree.a.subscribe(Ping.self, on: .postingThread) { _, propagation in
-            held.value?.cancel()
-            propagation.stop()
+        func subscribeStoppingAndCancellingItself(at node: DominoNode) {
+            held.value = node.subscribe(Ping.self, on: .postingThread) { _, propagation in
+                held.value?.cancel()
+                propagation.stop()
+            }
         }
+        subscribeStoppingAndCancellingItself(at: tree.a)
         let broadcast = tree.root.broadcast(Ping(value: 1))
         #expect(broadcast.stoppedAt == "a")
         #expect(broadcast.deliveries == 1)
-        held.value = tree.a1.subscribe(Ping.self, on: .postingThread) { _, propagation in
-            held.value?.cancel()
-            propagation.stop()
-        }
+        subscribeStoppingAndCancellingItself(at: tree.a1)
         let raise = tree.a1.raise(Ping(value: 2))
         #expect(raise.stoppedAt == "a1")
         #expect(raise.deliveries == 1)
