@@ -1390,12 +1390,20 @@ extension DominoNode {
         var orphans = Orphans()
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         var stopped: (stage: Stage, stop: Propagation.Stop)?
-        let firstPropagation = notify(value, at: first, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
-        if let stop = firstPropagation.requestedStop {
-            stopped = (first, stop)
-        } else {
-            let secondPropagation = notify(value, at: second, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
-            if let stop = secondPropagation.requestedStop { stopped = (second, stop) }
+        // One `notify` in a loop of two, not two calls: the optimizer kept the second
+        // call's `notify` out of line (measured: a post to two levels 597 to 568
+        // instructions).
+        var stage = first
+        var next: Stage? = second
+        while true {
+            let propagation = notify(value, at: stage, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
+            if let stop = propagation.requestedStop {
+                stopped = (stage, stop)
+                break
+            }
+            guard let following = next else { break }
+            stage = following
+            next = nil
         }
         orphans.purge()
         guard let (stage, stop) = stopped else {
