@@ -430,17 +430,6 @@ struct Plan: ~Copyable {
         pinnedParity = parity
     }
 
-    /// Gives back the delivery pin, if the plan holds one, and forgets the stages
-    /// (their memory kept) and the counts: for a walk down whose collection without
-    /// a lock declined and that collects again under its stripe.
-    mutating func restart() {
-        if let pinned { GraphLock.unpin(pinned, parity: pinnedParity) }
-        pinned = nil
-        stages = StageList(reusing: stages.takeStorage())
-        nodesVisited = 0
-        originTraced = false
-    }
-
     /// Makes a table for this walk only and keeps it alive as long as the plan.
     mutating func ownTable(for node: DominoNode) -> HandlerTable {
         let table = HandlerTable(of: node)
