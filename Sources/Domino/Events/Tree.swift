@@ -192,7 +192,7 @@ extension DominoNode {
         // The tree is plain again: the next walk tries without the stripe.
         if hinted && plain { thread.pointee.downNotPlain = DownHint() }
 
-        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        var eventName: String { Self.traceName(of: value, key: key) }
         if down.originTraced {
             Tracing.emit(TraceRecord(kind: raising ? .raised : .broadcast, event: eventName, node: description))
         }
@@ -221,8 +221,8 @@ extension DominoNode {
         // Raise: up the route to the root(s).
         // Through the loop the way down uses, rather than `notify` inlined here.
         if up.stages.count > 0, let (stage, stop) = Self.notifyEach(
-            value, first: up.stages[0], later: up.stages.laterStages, writes: up.writes, thread: thread,
-            eventName: { eventName }, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
+            value, key: key, planned: up.stages, writes: up.writes, thread: thread,
+            deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
         ) {
             stopped(stop, at: stage, reached: stage.position)
         }
@@ -233,8 +233,8 @@ extension DominoNode {
             // only a stop ends the walk (measured: the marks below cost about 40
             // instructions a node).
             if stopReason == nil, down.stages.count > 0, let (stage, stop) = Self.notifyEach(
-                value, first: down.stages[0], later: down.stages.laterStages, writes: down.writes, thread: thread,
-                eventName: { eventName }, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
+                value, key: key, planned: down.stages, writes: down.writes, thread: thread,
+                deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
             ) {
                 stopped(stop, at: stage, reached: up.nodesVisited + stage.position)
             }
@@ -407,11 +407,12 @@ extension DominoNode {
             return nil
         }
 
-        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        var eventName: String { Self.traceName(of: value, key: key) }
         if scratch.originTraced {
             Tracing.emit(TraceRecord(kind: raising ? .raised : .broadcast, event: eventName, node: description))
         }
-        var tally = DownTally()
+        var deliveries = 0
+        var scheduled = 0
         var orphans = Orphans()
         // Where a subscriber stopped the walk, how, and the nodes reached by then.
         var stopped: (stage: Stage, stop: Propagation.Stop, reached: Int)?
@@ -419,16 +420,17 @@ extension DominoNode {
         // memory does not change under the loops: a handler's own walks down take
         // scratch of their own.
         if scratch.upStages.count > 0, let (stage, stop) = Self.notifyEach(
-            value, key: key, stages: scratch.upStages.buffer, writes: writes, thread: thread, tally: &tally, orphans: &orphans
+            value, key: key, stages: scratch.upStages.buffer, writes: writes, thread: thread,
+            deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
         ) {
             stopped = (stage, stop, stage.position)
         }
         if stopped == nil, scratch.downStages.count > 0, let (stage, stop) = Self.notifyEach(
-            value, key: key, stages: scratch.downStages.buffer, writes: writes, thread: thread, tally: &tally, orphans: &orphans
+            value, key: key, stages: scratch.downStages.buffer, writes: writes, thread: thread,
+            deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
         ) {
             stopped = (stage, stop, scratch.upVisited + stage.position)
         }
-        let (deliveries, scheduled) = (tally.deliveries, tally.scheduled)
         // The result before the delivery pin goes back: the stage where a subscriber
         // stopped the walk names its node through its table, which only the pin
         // keeps (the handler that stopped it may have replaced it).
@@ -452,50 +454,6 @@ extension DominoNode {
         if parity >= 0 { GraphLock.unpin(pins, parity: parity) }
         DownScratch.giveBackPublished(consume scratch, to: thread)
         return result
-    }
-
-    /// The deliveries and the deliveries scheduled elsewhere of a walk down without
-    /// plans, counted by `notifyEach(_:key:stages:writes:thread:tally:orphans:)`.
-    struct DownTally {
-        var deliveries = 0
-        var scheduled = 0
-    }
-
-    /// Runs the subscribers of each of `stages`, in order with `value`, until one
-    /// stops: the stage where it stopped, and how. `deliverDownWithoutLock`'s loop:
-    /// the counts in locals, given back in `tally` at the end, and the event's name
-    /// made from `key` where a traced stage needs it, rather than a closure (measured:
-    /// 4 instructions a node of a broadcast fewer than `notifyEach(_:first:later:…)`,
-    /// a raise at depth 10 2,457 to 2,426).
-    @inline(never)
-    private static func notifyEach<Payload: Sendable>(
-        _ value: Payload, key: SlotKey, stages: UnsafeBufferPointer<Stage>, writes: Int, thread: UnsafeMutablePointer<ThreadState>,
-        tally: inout DownTally, orphans: inout Orphans
-    ) -> (Stage, Propagation.Stop)? {
-        var deliveries = 0
-        var scheduled = 0
-        defer {
-            tally.deliveries &+= deliveries
-            tally.scheduled &+= scheduled
-        }
-        for stage in stages {
-            let propagation = notify(
-                value, at: stage, writes: writes, thread: thread, eventName: traceName(of: value, key: key),
-                deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
-            )
-            if let stop = propagation.requestedStop { return (stage, stop) }
-        }
-        return nil
-    }
-
-    /// The name a trace gives `value`, sent for `key`. Out of line: the cast of a
-    /// generic value made an unspecialized delivery loop allocate room for copies of
-    /// the value at every call, traced or not (measured: a raise at depth 1 757 to 729
-    /// instructions, at depth 10 2,193 to 2,160; a broadcast one a node more, the
-    /// loop's registers).
-    @inline(never)
-    static func traceName<Payload: Sendable>(of value: Payload, key: SlotKey) -> String {
-        (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self)
     }
 
     /// What `collectDownPublished` did.
@@ -633,30 +591,55 @@ extension DominoNode {
         return .collected
     }
 
-    /// Runs the subscribers of `first`, then of each of `later`, in order with
-    /// `value`, until one stops: the stage where it stopped, and how. A function of
-    /// its own, so that `notify` is inlined in its loop (in `deliverDown`'s it was
-    /// called, about 40 instructions a node). Given the stages rather than their
+    /// Runs the subscribers of each of `stages`, in order with `value`, until one
+    /// stops: the stage where it stopped, and how. A function of its own, so that
+    /// `notify` is inlined in its loop (in `deliverDown`'s it was called, about 40
+    /// instructions a node). Given the stages in their memory rather than their
     /// plan: a plan passed borrowed was copied for the call (about 30 instructions a
-    /// walk down).
+    /// walk down). A handler's own walks use scratch of their own, so the memory does
+    /// not change under the loop. The counts kept in locals and added at the end, and
+    /// the event's name made from `key` where a traced stage needs it rather than by
+    /// a closure (measured: 4 instructions a node of a broadcast; given a first stage
+    /// and the others apart, as a plan keeps them, 5 a node more).
     @inline(never)
     private static func notifyEach<Payload: Sendable>(
-        _ value: Payload, first: Stage, later: UnsafeBufferPointer<Stage>, writes: Int, thread: UnsafeMutablePointer<ThreadState>,
-        eventName: () -> String, deliveries: inout Int, scheduled: inout Int, orphans: inout Orphans
+        _ value: Payload, key: SlotKey, stages: UnsafeBufferPointer<Stage>, writes: Int,
+        thread: UnsafeMutablePointer<ThreadState>, deliveries: inout Int, scheduled: inout Int, orphans: inout Orphans
     ) -> (Stage, Propagation.Stop)? {
-        // The first stage, then the others straight from their memory (the list's
-        // subscript tests which of the two each index is, and its bounds: measured,
-        // 8 instructions a node of a broadcast). A handler's own walks use scratch of
-        // their own, so the memory does not change under the loop.
-        var stage = first
-        var next = 0
-        while true {
-            let propagation = notify(value, at: stage, writes: writes, thread: thread, eventName: eventName(), deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
-            if let stop = propagation.requestedStop { return (stage, stop) }
-            guard next < later.count else { return nil }
-            stage = later[next]
-            next &+= 1
+        var delivered = 0
+        var scheduledElsewhere = 0
+        defer {
+            deliveries &+= delivered
+            scheduled &+= scheduledElsewhere
         }
+        for stage in stages {
+            let propagation = notify(
+                value, at: stage, writes: writes, thread: thread, eventName: traceName(of: value, key: key),
+                deliveries: &delivered, scheduled: &scheduledElsewhere, orphans: &orphans
+            )
+            if let stop = propagation.requestedStop { return (stage, stop) }
+        }
+        return nil
+    }
+
+    /// `notifyEach` over a plan's stages (a walk under the stripe): the first, which
+    /// the plan keeps inline, then the others in their memory.
+    private static func notifyEach<Payload: Sendable>(
+        _ value: Payload, key: SlotKey, planned stages: StageList, writes: Int,
+        thread: UnsafeMutablePointer<ThreadState>, deliveries: inout Int, scheduled: inout Int, orphans: inout Orphans
+    ) -> (Stage, Propagation.Stop)? {
+        var first = stages[0]
+        let stoppedFirst = withUnsafePointer(to: &first) {
+            notifyEach(
+                value, key: key, stages: UnsafeBufferPointer(start: $0, count: 1), writes: writes, thread: thread,
+                deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
+            )
+        }
+        if let stoppedFirst { return stoppedFirst }
+        return notifyEach(
+            value, key: key, stages: stages.laterStages, writes: writes, thread: thread,
+            deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans
+        )
     }
 
     private func deliverToDeepest<Payload: Sendable>(_ value: Payload, key: SlotKey) -> PostResult {

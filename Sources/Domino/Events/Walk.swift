@@ -1277,6 +1277,9 @@ extension DominoNode {
         var deliveries = 0
         var scheduled = 0
         var orphans = Orphans()
+        // The cast written here, not `traceName(of:key:)`: in the common post's code
+        // the call cost more than the copies it saves elsewhere (measured: a post 300
+        // to 353 instructions).
         var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
         let propagation = notify(value, at: stage, writes: writes, thread: thread, eventName: eventName, deliveries: &deliveries, scheduled: &scheduled, orphans: &orphans)
         orphans.purge()
@@ -1332,7 +1335,7 @@ extension DominoNode {
             return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: nodesVisited, stopReason: nil, stoppedAt: nil, routeCutShort: false)
         }
         if stage.traced {
-            let eventName = (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self)
+            let eventName = Self.traceName(of: value, key: key)
             Tracing.emit(TraceRecord(kind: .stopped(stopReason), event: eventName, node: stage.nodeName))
         }
         return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: stage.position, stopReason: stopReason, stoppedAt: stage.nodeName, routeCutShort: false)
@@ -1345,7 +1348,7 @@ extension DominoNode {
         _ value: inout Payload, key: SlotKey, at stage: Stage, writes: Int, thread: UnsafeMutablePointer<ThreadState>,
         deliveries: inout Int, scheduled: inout Int, orphans: inout Orphans
     ) -> PostResult.StopReason? {
-        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        var eventName: String { Self.traceName(of: value, key: key) }
         let (reforms, intercepts) = stage.withTable { ($0.hasReformers, $0.hasInterceptors) }
         if reforms {
             // Named before, and only when traced: `value` is not read while it is
@@ -1377,7 +1380,7 @@ extension DominoNode {
         var deliveries = 0
         var scheduled = 0
         var orphans = Orphans()
-        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        var eventName: String { Self.traceName(of: value, key: key) }
         var stopped: (stage: Stage, stop: Propagation.Stop)?
         // One `notify` in a loop of two, not two calls: the optimizer kept the second
         // call's `notify` out of line (measured: a post to two levels 597 to 568
@@ -1412,7 +1415,7 @@ extension DominoNode {
         _ value: Payload, key: SlotKey, following plan: borrowing Plan, thread: UnsafeMutablePointer<ThreadState>
     ) -> PostResult {
         // Only tracing needs the name; building it costs more than the whole walk.
-        var eventName: String { (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self) }
+        var eventName: String { Self.traceName(of: value, key: key) }
         if plan.originTraced {
             Tracing.emit(TraceRecord(kind: .posted, event: eventName, node: description))
             Signposts.begin(.post, id: ThreadState.signpostID(thread), "\(eventName) at \(description)")
@@ -1478,6 +1481,17 @@ extension DominoNode {
         }
         orphans.purge()
         return PostResult(deliveries: deliveries, scheduled: scheduled, nodesVisited: reached, stopReason: stopReason, stoppedAt: stoppedAt, routeCutShort: plan.routeCutShort)
+    }
+
+    /// The name a trace gives `value`, sent for `key`, for the walks that trace (all
+    /// but the common post's one-stage delivery, which writes the cast itself).
+    /// Out of line: the cast of a generic value made an unspecialized delivery loop
+    /// allocate room for copies of the value at every call, traced or not
+    /// (measured: a raise at depth 1 757 to 729 instructions, at depth 10 2,193 to
+    /// 2,160; a broadcast one a node more, the loop's registers).
+    @inline(never)
+    static func traceName<Payload: Sendable>(of value: Payload, key: SlotKey) -> String {
+        (value as? TraceNamed)?.traceName ?? key.displayName(for: Payload.self)
     }
 
     /// Runs a stage's subscribers: on this thread when their mode allows, else
