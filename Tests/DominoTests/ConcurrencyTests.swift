@@ -119,6 +119,34 @@ struct ConcurrencyTests {
         #expect(log.entries == ["old"])
     }
 
+    /// The walk reads the later node's table before the first handler runs; the
+    /// cancel on another thread meanwhile leaves this thread's write count as it
+    /// was, so only the handler's own removed mark can keep the walk from calling
+    /// it (a handler alone on its node: no storage entry carries the mark).
+    @Test(arguments: [false, true], [DeliveryMode.postingThread, nil])
+    func aHandlerAloneOnItsNodeCancelledOnAnotherThreadMidWalkIsNotCalledByThatWalk(broadcast: Bool, mode: DeliveryMode?) {
+        let parent = DominoNode(label: "parent")
+        let child = DominoNode(label: "child")
+        child.mount(at: parent)
+        let (first, later) = broadcast ? (parent, child) : (child, parent)
+        let inHandler = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let heard = Counter()
+        first.subscribe(Ping.self, on: mode) { _ in
+            inHandler.signal()
+            resume.wait()
+        }
+        let cancelled = later.subscribe(Ping.self, on: mode) { _ in heard.increment() }
+        Thread.detachNewThread {
+            inHandler.wait()
+            cancelled.cancel()
+            resume.signal()
+        }
+        let result = broadcast ? first.broadcast(Ping(value: 1)) : first.post(Ping(value: 1))
+        #expect(heard.value == 0)
+        #expect(result.deliveries == 1)
+    }
+
     @Test func hostDeallocatedInsideAHandlerIsSafe() {
         let parent = DominoNode(label: "parent")
         let box = StrongBox<Host>(Host("child"))

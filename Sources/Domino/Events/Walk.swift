@@ -1509,11 +1509,26 @@ extension DominoNode {
     ) -> Propagation {
         var propagation = Propagation()
         stage.withTable { table in
-            HandlerTable.forEachSubscriber(of: table) { handler in
+            // A lone handler comes even when removed: the first test below is
+            // false for it, and the second skips it.
+            HandlerTable.forEachSubscriber(of: table, lonesUnchecked: true) { handler in
                 let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
                 // A handler on this thread changed the graph during this walk: skip
                 // handlers it ended (cancelled, unsubscribed, their node gone).
                 if thread.pointee.writes != writes, !receiver.isAttached { return true }
+                // The common handler, a closure that takes the event and runs on
+                // this thread, called here: it neither stops the walk, nor hops to an
+                // actor, nor declines.
+                if receiver.isClosureCalledInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread) {
+                    unsafeDowncast(handler, to: ClosureReceiver<Payload>.self).run(value)
+                    // Wrapping: a count of handlers called cannot overflow.
+                    deliveries &+= 1
+                    if stage.traced {
+                        Tracing.emit(TraceRecord(kind: .delivered, event: eventName(), node: stage.nodeName))
+                    }
+                    return true
+                }
+                if receiver.isRemoved { return true }
                 // Most handlers name no mode: that test first.
                 let runsHere = receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, thread: thread)
                     || (receiver.delivery ?? stage.delivery).isCurrent(thread)

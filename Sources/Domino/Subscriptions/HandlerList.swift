@@ -130,8 +130,14 @@ struct HandlerList: @unchecked Sendable {
 
     /// Calls `body` with each live handler in order until it returns false, lending
     /// each one without reference counting (see `HandlerTable.forEachBorrowed`).
+    ///
+    /// With `lonesUnchecked`, a handler the list holds alone is lent even when it
+    /// is removed, for a body that tests `isRemoved` itself (the walks' `notify`
+    /// tests it with the handler's mode in one compare: one load of its state word
+    /// where there were two). Handlers in a storage are skipped by their entries'
+    /// marks either way.
     @inline(__always)
-    func forEachBorrowed(_ body: (Subscription) -> Bool) {
+    func forEachBorrowed(lonesUnchecked: Bool = false, _ body: (Subscription) -> Bool) {
         // The storage's address as a bit pattern, not a reference: binding the
         // reference (`if let storage`) costs a retain and a release per list walked.
         guard let object = unsafeBitCast(storage, to: UnsafeMutableRawPointer?.self) else { return }
@@ -139,7 +145,7 @@ struct HandlerList: @unchecked Sendable {
             // A lone handler (a view with a storage always covers an entry: see
             // `detachedCopy`): the storage word is the handler.
             let handler = Unmanaged<Subscription>.fromOpaque(object)
-            if !handler._withUnsafeGuaranteedRef({ $0.isRemoved }) { _ = handler._withUnsafeGuaranteedRef(body) }
+            if lonesUnchecked || !handler._withUnsafeGuaranteedRef({ $0.isRemoved }) { _ = handler._withUnsafeGuaranteedRef(body) }
             return
         }
         let entries = (object + HandlerStorage.entriesOffset).assumingMemoryBound(to: UnsafeRawPointer?.self)

@@ -316,9 +316,11 @@ final class HandlerTable: Sendable {
     /// `forEachBorrowed(in:_:)` over `table`'s subscribers. Walks use this rather
     /// than the `subscribers` accessor, whose yielded list a walk's loop retained
     /// (one retain and release per stage, measured).
+    /// With `lonesUnchecked`, `body` tests `isRemoved` itself (see
+    /// `HandlerList.forEachBorrowed(lonesUnchecked:_:)`).
     @inline(__always)
-    static func forEachSubscriber(of table: HandlerTable, _ body: (Subscription) -> Bool) {
-        if !table.primaryResponds { table.primary.forEachBorrowed(body) }
+    static func forEachSubscriber(of table: HandlerTable, lonesUnchecked: Bool = false, _ body: (Subscription) -> Bool) {
+        if !table.primaryResponds { table.primary.forEachBorrowed(lonesUnchecked: lonesUnchecked, body) }
     }
 
     /// `table`'s subscribers as a cursor (see `HandlerList.borrowedCursor`), for a

@@ -186,6 +186,20 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
             || (bits == DeliveryMode.Code.mainThread.rawValue << Self.modeShift && thread.pointee.isMainThread)
     }
 
+    /// True for a closure subscriber (`isClosureReceiver`), not removed, that
+    /// `runsInPlace` with its mode the posting thread, or no mode of its own in a
+    /// stage whose mode is the posting thread: the common handler, which a walk
+    /// calls itself. One load and one compare for the usual case, where
+    /// `isRemoved`, `runsInPlace` and `isClosureReceiver` loaded the state word
+    /// three times (it is loaded atomically, so the loads were not merged). False
+    /// leaves the handler to those tests.
+    @inline(__always)
+    func isClosureCalledInPlace(stageRunsOnPostingThread: Bool) -> Bool {
+        let bits = state & (Self.removedBit | Self.modeMask | Self.closureReceiverBit)
+        return bits == Self.closureReceiverBit | DeliveryMode.Code.postingThread.rawValue << Self.modeShift
+            || (bits == Self.closureReceiverBit | DeliveryMode.Code.inherits.rawValue << Self.modeShift && stageRunsOnPostingThread)
+    }
+
     /// True for async responders, which a synchronous request skips. Set once, in
     /// init. Here rather than in the generic `Responder<R>`, whose stored properties
     /// an unspecialized walk can only reach through a metadata look-up per call.
