@@ -526,26 +526,29 @@ extension DominoNode {
         // Depth-first pre-order, children in mount order; a node with several
         // parents once (no cycle: the gate is closed once one was ever made). A walk
         // without the stripe has a single root. A node's only child is visited next
-        // without going through the stack (measured: a raise at depth 10 2,595 to
-        // 2,457 instructions, 13 a node of its chain). The visited set is used in
-        // place, where nodes with several parents are: taken out into a local and
-        // put back, the empty set left in the local was released at every walk
-        // (measured: 18 instructions).
+        // (measured: a raise at depth 10 2,595 to 2,457 instructions, 13 a node of
+        // its chain); a list of several is read in place through a cursor, and the
+        // cursor of the list above is kept while the walk goes down one of its links
+        // (each link pushed on a stack and popped cost a broadcast 23 instructions a
+        // node). The visited set is used in place, where nodes with several parents
+        // are: taken out into a local and put back, the empty set left in the local
+        // was released at every walk (measured: 18 instructions).
         // The lists as locals, put back at the end: the walk's fields would be
         // loaded and stored at every node. (Put back by a `defer`, which the
         // optimizer makes a function of its own for the loop's several returns: one
         // way out of the loop instead cost a broadcast 4 instructions a node, more
         // registers spilled in the loop.)
         var stages = scratch.downStages
-        var stack = scratch.roots
+        var cursors = scratch.cursors
         defer {
             scratch.downStages = stages
-            scratch.roots = stack
+            scratch.cursors = cursors
             if !scratch.visited.isEmpty { scratch.visited.removeAll(keepingCapacity: true) }
         }
         var link = top
         var visited = 0
-        while true {
+        var cursor = ChildCursor.empty
+        walk: while true {
             let found = link.withNode { node -> (children: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32, reachableTwice: Bool)? in
                 let mode = node.publishedMode
                 if DominoNode.declinesWalksWithoutALock(mode) { return nil }
@@ -573,10 +576,23 @@ extension DominoNode {
                     link = only
                     continue
                 }
-                found.children.forEachPublishedLinkReversed { stack.append($0) }
+                if let children = found.children.publishedCursor {
+                    // The list above is kept only while it has links left.
+                    if cursor.hasMore { cursors.append(cursor) }
+                    cursor = children
+                }
             }
-            guard let next = stack.popLast() else { break }
-            link = next
+            // The next link: the current list's, else the innermost kept list's.
+            while true {
+                while cursor.hasMore {
+                    if let next = cursor.advance() {
+                        link = next
+                        continue walk
+                    }
+                }
+                guard let above = cursors.popLast() else { break walk }
+                cursor = above
+            }
         }
         if AtomicWord.load(sequenceWord) != sequence { return .declined }
         scratch.downVisited = visited
@@ -753,6 +769,9 @@ final class DownScratch {
     @exclusivity(unchecked) var stack = ScratchList<Route.DownStep>()
     @exclusivity(unchecked) var openEnds = ScratchList<(depth: Int, entry: Int)>()
     @exclusivity(unchecked) var roots = ScratchList<NodeLink>()
+    /// A walk without the stripe's places in the lists of children above the node
+    /// it visits (`ChildCursor`), the innermost not included.
+    @exclusivity(unchecked) var cursors = ScratchList<ChildCursor>()
     /// `marks(count:)`'s storage: raw, so that the walk writes it without the
     /// uniqueness check of an array (measured: 17 instructions a node).
     private var marksStorage: UnsafeMutablePointer<StageMarks>?
@@ -787,6 +806,7 @@ final class DownScratch {
         upStages.removeAll()
         downStages.removeAll()
         roots.removeAll()
+        cursors.removeAll()
         upVisited = 0
         downVisited = 0
     }
@@ -808,6 +828,7 @@ final class DownScratch {
         stack.deallocate()
         openEnds.deallocate()
         roots.deallocate()
+        cursors.deallocate()
         upStages.deallocate()
         downStages.deallocate()
     }
@@ -862,9 +883,9 @@ final class DownScratch {
     @inline(__always)
     private func keepPublished(nested: Bool) -> Bool {
         // Empty between walks, as `keep` leaves it.
-        roots.removeAll()
+        cursors.removeAll()
         if nested { return false }
-        return Swift.max(visited.capacity, roots.capacity, upStages.capacity, downStages.capacity) <= Self.keptCapacity
+        return Swift.max(visited.capacity, cursors.capacity, upStages.capacity, downStages.capacity) <= Self.keptCapacity
     }
 
     /// Takes back the stage lists and empties everything for the next walk; false
@@ -880,7 +901,7 @@ final class DownScratch {
         self.downStages = downStages
         if nested { return false }
         let largest = Swift.max(
-            visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, marksCapacity,
+            visited.capacity, stack.capacity, openEnds.capacity, roots.capacity, cursors.capacity, marksCapacity,
             upStages.capacity, downStages.capacity, extras.largestCapacity
         )
         guard largest <= Self.keptCapacity else { return false }

@@ -133,6 +133,16 @@ struct NodeList: ~Copyable {
             NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef { $0.forEachPublished(body) }
         }
 
+        /// The links of a list of two or more as a cursor (see `ChildCursor`), or
+        /// nil for a list of one link or none. For a reader pinned without a lock,
+        /// as `forEachPublishedLink`: the store's bounds read now, each place when
+        /// the cursor reaches it.
+        @inline(__always)
+        var publishedCursor: ChildCursor? {
+            guard isMultiple else { return nil }
+            return NodeList.unmanagedStore(word)._withUnsafeGuaranteedRef { $0.publishedCursor }
+        }
+
         /// `forEachPublishedLink` from the last link to the first: for a walk down
         /// that pushes a node's children on its stack so that they pop in order.
         @inline(__always)
@@ -499,6 +509,17 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
         }
     }
 
+    /// The places `forEachPublished` reads, as a cursor that reads them one at a
+    /// time (the start first, as there).
+    @inline(__always)
+    var publishedCursor: ChildCursor {
+        withUnsafeMutablePointers { header, places in
+            let start = Int(AtomicWord.load32(UnsafeMutableRawPointer(header)))
+            let end = Int(AtomicWord.load32(UnsafeMutableRawPointer(header) + MemoryLayout<Int32>.stride))
+            return ChildCursor(places: UnsafeMutableRawPointer(places), next: start, end: end)
+        }
+    }
+
     /// `forEachPublished` from the end back to the start. The end is loaded first; a
     /// start loaded past it (links cleared meanwhile) reads nothing.
     @inline(__always)
@@ -525,5 +546,32 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
                 if let link = places[place] { body(link) }
             }
         }
+    }
+}
+
+/// A walk down's place in a node's list of children (`NodeList.Shape.publishedCursor`):
+/// the places of the list's store, the next to read and the end, read by a reader
+/// pinned without a lock (the store is retired shared: it stays while the reader is
+/// pinned). Each place is loaded atomically when reached; a cleared place (a link
+/// unmounted meanwhile) is passed over, as `forEachPublished` does.
+struct ChildCursor {
+    let places: UnsafeMutableRawPointer
+    var next: Int
+    let end: Int
+
+    /// A cursor with nothing left to read.
+    static var empty: ChildCursor { ChildCursor(places: UnsafeMutableRawPointer(bitPattern: MemoryLayout<UInt>.alignment).unsafelyUnwrapped, next: 0, end: 0) }
+
+    /// True while places are left to read.
+    @inline(__always)
+    var hasMore: Bool { next < end }
+
+    /// The next link, or nil when the place read was cleared; advances. Only while
+    /// `hasMore`.
+    @inline(__always)
+    mutating func advance() -> NodeLink? {
+        let word = AtomicWord.load(places + next &* MemoryLayout<UInt>.stride)
+        next &+= 1
+        return UnsafeMutableRawPointer(bitPattern: word).map(NodeLink.init(pointer:))
     }
 }
