@@ -169,6 +169,37 @@ struct LockFreeReadTests {
         #expect(DeliveryMode.Code(nil) == .inherits && DeliveryMode.Code.inherits.mode(queue: nil) == nil)
     }
 
+    /// A walk down without the stripe sends a tree with reformers or interceptors
+    /// to the walk with marks by this tag alone, without reading the table.
+    @Test func aSlotsTableWordIsTaggedExactlyWhileItsTableHasReformersOrInterceptors() {
+        let node = DominoNode(label: "tagged")
+        let pins = ThreadState.current.pointee.pins
+        // The word, and the table's address as `publishedTable(for:)` gives it.
+        func word() -> (word: UInt, table: UInt) {
+            let parity = GraphLock.pinWithoutLock(pins)
+            defer { GraphLock.unpinWithoutLock(pins, parity: parity) }
+            let table = node.publishedTable(for: .of(Ping.self)).map { UInt(bitPattern: $0.toOpaque()) } ?? 0
+            return (node.publishedTableWord(for: .of(Ping.self)), table)
+        }
+        node.subscribe(Ping.self, on: .postingThread) { _ in }
+        let plain = word()
+        let interceptor = node.intercept(Ping.self) { _ in .proceed }
+        let intercepted = word()
+        interceptor.cancel()
+        let plainAgain = word()
+        let reformer = node.reform(Ping.self) { _ in }
+        let reformed = word()
+        reformer.cancel()
+        #expect(plain.word != 0 && plain.word & Slot.rarerTag == 0)
+        #expect(intercepted.word & Slot.rarerTag != 0)
+        #expect(plainAgain.word != 0 && plainAgain.word & Slot.rarerTag == 0)
+        #expect(reformed.word & Slot.rarerTag != 0)
+        // Readers of the table get its address without the tag.
+        for read in [plain, intercepted, plainAgain, reformed] {
+            #expect(read.table == read.word & ~Slot.rarerTag)
+        }
+    }
+
     @Test func aHandlerWhosePlaceWasTooLargeToRecordIsFoundByAScanWhenCancelled() {
         let node = DominoNode()
         let log = Log<String>()

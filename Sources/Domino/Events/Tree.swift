@@ -387,7 +387,7 @@ extension DominoNode {
             outcome = collectDownPublished(key, raising: raising, scratch: scratch, readParity: readParity, thread: thread)
             // The read pin first: giving the delivery pin back may reclaim (and so run
             // deinits), which no read pin may span.
-            if outcome == .collected || outcome == .notPlain {
+            if outcome == .collected {
                 GraphLock.unpinReadPin(pins, parity: readParity)
             } else {
                 GraphLock.unpinWithoutLock(pins, parity: readParity)
@@ -397,7 +397,6 @@ extension DominoNode {
                 break
             }
             if outcome == .nothingToDeliver { break }
-            if outcome == .notPlain { GraphLock.unpin(pins, parity: readParity) }
             scratch.startPublishedWalk()
             if outcome != .epochMoved { break }
         }
@@ -465,9 +464,9 @@ extension DominoNode {
         case nothingToDeliver
         /// The walk must collect under its stripe. Nothing but the read pin held.
         case declined
-        /// The walk must collect under its stripe: a stage has reformers or
-        /// interceptors (or secondary responders), whose marks need it. The read pin
-        /// and the delivery pin held.
+        /// The walk must collect under its stripe: a stage on the way down has
+        /// reformers or interceptors (or secondary responders), whose marks need it
+        /// (`Slot.rarerTag`). Nothing but the read pin held.
         case notPlain
         /// The epoch moved during the walk: collecting again may succeed. Nothing but
         /// the read pin held.
@@ -478,11 +477,11 @@ extension DominoNode {
     ///
     /// What it reads, it reads as `collectPublished` does: between two equal, even
     /// loads of `GraphLock.linkSequence` (checked at each node too), each node's
-    /// mode word, parent and child lists and table address, never a table. Then it
-    /// takes the delivery pin in the read pin's parity as `collectPublished` does
-    /// (`.epochMoved` when the epoch moved), and reads the tables: a stage that is not
-    /// plain (reformers, interceptors, which need the marks that `collectDown` sets
-    /// up) declines the whole collection.
+    /// mode word, parent and child lists and table word, never a table: a table
+    /// word tagged as not plain (`Slot.rarerTag`: reformers, interceptors, which
+    /// need the marks that `collectDown` sets up) declines the whole collection.
+    /// Then it takes the delivery pin in the read pin's parity as
+    /// `collectPublished` does (`.epochMoved` when the epoch moved).
     /// Declines too when the gate is closed, at a node with group interceptors or
     /// that declines walks without a lock (a responder node, a mode with a queue),
     /// and on a raise's way up that branches (a raise then has a single root). The
@@ -549,7 +548,7 @@ extension DominoNode {
         var visited = 0
         var cursor = ChildCursor.empty
         walk: while true {
-            let found = link.withNode { node -> (children: NodeList.Shape, table: Unmanaged<HandlerTable>?, mode: UInt32, reachableTwice: Bool)? in
+            let found = link.withNode { node -> (children: NodeList.Shape, tableWord: UInt, mode: UInt32, reachableTwice: Bool)? in
                 let mode = node.publishedMode
                 if DominoNode.declinesWalksWithoutALock(mode) { return nil }
                 // Not `groupsUsed && …`: the operator's autoclosure captures `node`,
@@ -559,17 +558,20 @@ extension DominoNode {
                 if groupsUsed {
                     if node.publishedTable(for: .group) != nil { return nil }
                 }
-                return (node.publishedChildren, node.publishedTable(for: key), mode, node.publishedParents.isMultiple)
+                return (node.publishedChildren, node.publishedTableWord(for: key), mode, node.publishedParents.isMultiple)
             }
             guard let found else { return .declined }
+            // A table with reformers or interceptors: the walk needs its marks.
+            if found.tableWord & Slot.rarerTag != 0 { return .notPlain }
             var firstVisit = true
             if found.reachableTwice {
                 firstVisit = scratch.visited.insert(link).inserted
             }
             if firstVisit {
                 visited &+= 1
-                if let table = found.table {
-                    stages.append(Stage(published: table, modeBits: modeBits, modeWord: found.mode, position: visited))
+                // Without the tag: the table's address, or 0.
+                if let table = UnsafeRawPointer(bitPattern: found.tableWord) {
+                    stages.append(Stage(published: Unmanaged.fromOpaque(table), modeBits: modeBits, modeWord: found.mode, position: visited))
                 }
                 if AtomicWord.load(sequenceWord) != sequence { return .declined }
                 if let only = found.children.only {
@@ -603,7 +605,6 @@ extension DominoNode {
         // (measured: 8 instructions a node), for a case that needs a writer to
         // retire something while the walk reads.
         guard GraphLock.pinForDelivery(thread.pointee.pins, keepingReadPinOf: readParity) else { return .epochMoved }
-        for stage in stages.buffer where !stage.handlers._withUnsafeGuaranteedRef({ $0.rarer == nil }) { return .notPlain }
         return .collected
     }
 

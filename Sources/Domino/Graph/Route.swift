@@ -341,6 +341,12 @@ extension DominoNode {
     func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
         slots.publishedTable(for: key)
     }
+
+    /// `publishedTable(for:)`'s table word, `Slot.rarerTag` included; 0 for none.
+    @inline(__always)
+    func publishedTableWord(for key: SlotKey) -> UInt {
+        slots.publishedTableWord(for: key)
+    }
 }
 
 extension Route {

@@ -139,30 +139,35 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     /// unpins (while such a reader runs, no table is retired as young).
     @inline(__always)
     func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
+        Slot.table(inWord: publishedTableWord(for: key))
+    }
+
+    /// `publishedTable(for:)`'s table word, `Slot.rarerTag` included; 0 for none.
+    @inline(__always)
+    func publishedTableWord(for key: SlotKey) -> UInt {
         withUnsafeMutablePointers { header, slots in
-            if AtomicWord.load32(UnsafeMutableRawPointer(header) + Self.filterOffset) & key.filterBit == 0 { return nil }
+            if AtomicWord.load32(UnsafeMutableRawPointer(header) + Self.filterOffset) & key.filterBit == 0 { return 0 }
             let count = Int(AtomicWord.load32(UnsafeMutableRawPointer(header)))
             guard let index = Self.index(header, slots) else {
                 for place in 0..<count where slots[place].key == key {
-                    return Self.publishedTable(at: place, slots)
+                    return Self.publishedTableWord(at: place, slots)
                 }
-                return nil
+                return 0
             }
             let size = Self.indexSize(forCapacity: Int(header.pointee.capacity))
             var probe = Self.probeStart(of: key, size: size)
             while true {
                 let cell = AtomicWord.load(UnsafeMutableRawPointer(index + probe))
-                if cell == 0 { return nil }
-                if slots[Int(cell) - 1].key == key { return Self.publishedTable(at: Int(cell) - 1, slots) }
+                if cell == 0 { return 0 }
+                if slots[Int(cell) - 1].key == key { return Self.publishedTableWord(at: Int(cell) - 1, slots) }
                 probe = (probe + 1) & (size - 1)
             }
         }
     }
 
     @inline(__always)
-    fileprivate static func publishedTable(at place: Int, _ slots: UnsafeMutablePointer<Slot>) -> Unmanaged<HandlerTable>? {
-        let word = AtomicWord.load(Slot.tableAddress(of: slots + place))
-        return UnsafeRawPointer(bitPattern: word).map { Unmanaged.fromOpaque($0) }
+    fileprivate static func publishedTableWord(at place: Int, _ slots: UnsafeMutablePointer<Slot>) -> UInt {
+        AtomicWord.load(Slot.tableAddress(of: slots + place))
     }
 
     /// The entry at `place`, read under the lock.
@@ -177,7 +182,7 @@ final class SlotStore: ManagedBuffer<SlotStore.Header, Slot> {
     func install(_ table: HandlerTable, at place: Int) -> HandlerTable? {
         withUnsafeMutablePointers { header, slots in
             let previous = slots[place].unmanagedTable
-            AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), UInt(bitPattern: Unmanaged.passRetained(table).toOpaque()))
+            AtomicWord.storeReleasing(Slot.tableAddress(of: slots + place), Slot.word(retaining: table))
             if previous == nil { header.pointee.live = header.pointee.live + 1 }
             return previous?.takeRetainedValue()
         }
@@ -347,16 +352,22 @@ struct NodeSlotsRef {
     /// `table(for:)`: the filter, and the first entry when its key is the key's type.
     @inline(__always)
     func publishedTable(for key: SlotKey) -> Unmanaged<HandlerTable>? {
-        guard let store = published else { return nil }
+        Slot.table(inWord: publishedTableWord(for: key))
+    }
+
+    /// `publishedTable(for:)`'s table word, `Slot.rarerTag` included; 0 for none.
+    @inline(__always)
+    func publishedTableWord(for key: SlotKey) -> UInt {
+        guard let store = published else { return 0 }
         let bit = key.filterBit
         let typeBits = key.typeIdentityBits
-        let first: Unmanaged<HandlerTable>?? = store._withUnsafeGuaranteedRef { store in
+        let first: UInt? = store._withUnsafeGuaranteedRef { store in
             store.withUnsafeMutablePointers { header, slots in
                 let raw = UnsafeMutableRawPointer(header)
-                if AtomicWord.load32(raw + SlotStore.filterOffset) & bit == 0 { return .some(nil) }
+                if AtomicWord.load32(raw + SlotStore.filterOffset) & bit == 0 { return 0 }
                 // An entry is complete before the count that covers it is published.
                 if typeBits >= 8 && AtomicWord.load32(raw) > 0 && slots[0].key.typeIdentityBits == typeBits {
-                    return .some(SlotStore.publishedTable(at: 0, slots))
+                    return SlotStore.publishedTableWord(at: 0, slots)
                 }
                 return nil
             }
@@ -366,8 +377,8 @@ struct NodeSlotsRef {
     }
 
     @inline(never)
-    private static func lookUpPublished(_ key: SlotKey, in store: Unmanaged<SlotStore>) -> Unmanaged<HandlerTable>? {
-        store._withUnsafeGuaranteedRef { $0.publishedTable(for: key) }
+    private static func lookUpPublished(_ key: SlotKey, in store: Unmanaged<SlotStore>) -> UInt {
+        store._withUnsafeGuaranteedRef { $0.publishedTableWord(for: key) }
     }
 
     /// The store, loaded atomically (acquiring), for a reader pinned without a
