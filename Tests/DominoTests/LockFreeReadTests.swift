@@ -169,6 +169,36 @@ struct LockFreeReadTests {
         #expect(DeliveryMode.Code(nil) == .inherits && DeliveryMode.Code.inherits.mode(queue: nil) == nil)
     }
 
+    /// The walks' first test of a handler, one mask and compare with words of the
+    /// thread's state, must agree with its mode and removed mark for every mode, on
+    /// and off the main thread, for closures and for owner-bound handlers: a wrong
+    /// word would call a handler on a thread its mode forbids.
+    @Test func theInPlaceTestOfEveryModeAgreesWithTheModeOnAndOffTheMainThread() {
+        let queue = DispatchQueue(label: "in-place")
+        let operations = OperationQueue()
+        let modes: [DeliveryMode?] = [nil, .postingThread, .mainThread, .background, .queue(queue), .operationQueue(operations)]
+        let node = DominoNode()
+        let owner = Canary()
+        let offMain = StandInThreadState(isMainThread: false)
+        let onMain = StandInThreadState(isMainThread: true)
+        for mode in modes {
+            let closure = node.subscribe(Ping.self, on: mode) { _ in }
+            let owned = node.subscribe(Ping.self, owner: owner, on: mode) { _, _ in }
+            let cancelled = node.subscribe(Ping.self, on: mode) { _ in }
+            cancelled.cancel()
+            for (thread, isMain) in [(offMain, false), (onMain, true)] {
+                // In place by its mode alone: a stage's mode (for nil) is not asked.
+                let expected = mode.map { $0.isPostingThread || (isMain && $0.description == DeliveryMode.mainThread.description) } ?? false
+                let name = "\(mode.map(\.description) ?? "nil") on \(isMain ? "the main thread" : "another thread")"
+                #expect(thread.withThread { closure.isClosureCalledInPlace(on: $0) } == expected, "\(name)")
+                #expect(thread.withThread { closure.runsInPlace(on: $0) } == expected, "\(name)")
+                #expect(!thread.withThread { owned.isClosureCalledInPlace(on: $0) }, "\(name)")
+                #expect(thread.withThread { owned.runsInPlace(on: $0) } == expected, "\(name)")
+                #expect(!thread.withThread { cancelled.isClosureCalledInPlace(on: $0) || cancelled.runsInPlace(on: $0) }, "\(name)")
+            }
+        }
+    }
+
     /// A walk down without the stripe sends a tree with reformers or interceptors
     /// to the walk with marks by this tag alone, without reading the table.
     @Test func aSlotsTableWordIsTaggedExactlyWhileItsTableHasReformersOrInterceptors() {

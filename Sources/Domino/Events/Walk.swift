@@ -1519,7 +1519,7 @@ extension DominoNode {
                 // The common handler, a closure that takes the event and runs on
                 // this thread, called here: it neither stops the walk, nor hops to an
                 // actor, nor declines.
-                if receiver.isClosureCalledInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread) {
+                if receiver.isClosureCalledInPlace(on: thread) {
                     unsafeDowncast(handler, to: ClosureReceiver<Payload>.self).run(value)
                     // Wrapping: a count of handlers called cannot overflow.
                     deliveries &+= 1
@@ -1528,10 +1528,16 @@ extension DominoNode {
                     }
                     return true
                 }
-                if receiver.isRemoved { return true }
-                // Most handlers name no mode: that test first.
-                let runsHere = receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, thread: thread)
-                    || (receiver.delivery ?? stage.delivery).isCurrent(thread)
+                // Another handler that runs here by its mode (an owner-bound one, most
+                // often) by the same test without the closure bit; else the removed
+                // mark, then the tests for a handler without a mode of its own or
+                // with a queue.
+                let runsHere = receiver.runsInPlace(on: thread) || {
+                    if receiver.isRemoved { return false }
+                    return receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, thread: thread)
+                        || (receiver.delivery ?? stage.delivery).isCurrent(thread)
+                }()
+                if !runsHere, receiver.isRemoved { return true }
                 if runsHere {
                     // The common handler, a closure that takes the event, called
                     // here: it neither stops the walk, nor hops to an actor, nor

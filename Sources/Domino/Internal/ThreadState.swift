@@ -15,6 +15,13 @@ struct ThreadState {
     let pins: UnsafeMutableRawPointer
     /// Cached, because Foundation's `Thread.isMainThread` costs hundreds of ns on Linux.
     let isMainThread: Bool
+    /// What a walk's delivery on this thread tests a handler's state word with to
+    /// call it in place (`Subscription.isClosureCalledInPlace(on:)`): the bits to
+    /// look at, and what a closure subscriber that runs here has there. Fixed by
+    /// `isMainThread`: the main thread runs main-actor handlers in place too.
+    let inPlaceMask: UInt32
+    /// See `inPlaceMask`.
+    let inPlaceBits: UInt32
     /// How many posts and requests are nested on this thread right now.
     var nesting: Int
     /// How many exclusive (writing) sections this thread has run. A walk compares it
@@ -166,6 +173,16 @@ struct ThreadState {
     @inline(__always)
     static var current: UnsafeMutablePointer<ThreadState> {
         currentIfMade ?? makeCurrent()
+    }
+
+    /// A thread's state: its stripe, its pin record, and whether it is the main
+    /// thread.
+    init(stripe: Int, pins: UnsafeMutableRawPointer, isMainThread: Bool, nesting: Int) {
+        self.stripe = stripe
+        self.pins = pins
+        self.isMainThread = isMainThread
+        (inPlaceMask, inPlaceBits) = Subscription.inPlaceTest(onMainThread: isMainThread)
+        self.nesting = nesting
     }
 
     @inline(never)

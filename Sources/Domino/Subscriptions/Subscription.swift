@@ -186,18 +186,41 @@ public class Subscription: @unchecked Sendable, CustomStringConvertible {
             || (bits == DeliveryMode.Code.mainThread.rawValue << Self.modeShift && thread.pointee.isMainThread)
     }
 
-    /// True for a closure subscriber (`isClosureReceiver`), not removed, that
-    /// `runsInPlace` with its mode the posting thread, or no mode of its own in a
-    /// stage whose mode is the posting thread: the common handler, which a walk
-    /// calls itself. One load and one compare for the usual case, where
-    /// `isRemoved`, `runsInPlace` and `isClosureReceiver` loaded the state word
-    /// three times (it is loaded atomically, so the loads were not merged). False
-    /// leaves the handler to those tests.
+    /// True for a closure subscriber (`isClosureReceiver`), not removed, that runs
+    /// in place on `thread`: its mode is the posting thread, or (on the main thread)
+    /// the main thread. The common handler, which a walk calls itself, found by one
+    /// mask and one compare with words of the thread's state
+    /// (`ThreadState.inPlaceMask`), where `isRemoved`, `runsInPlace` and
+    /// `isClosureReceiver` loaded the state word three times (it is loaded
+    /// atomically, so the loads were not merged) and tested it five times. False
+    /// leaves the handler to those tests (a handler without a mode of its own, in
+    /// a stage whose mode is the posting thread, too).
     @inline(__always)
-    func isClosureCalledInPlace(stageRunsOnPostingThread: Bool) -> Bool {
-        let bits = state & (Self.removedBit | Self.modeMask | Self.closureReceiverBit)
-        return bits == Self.closureReceiverBit | DeliveryMode.Code.postingThread.rawValue << Self.modeShift
-            || (bits == Self.closureReceiverBit | DeliveryMode.Code.inherits.rawValue << Self.modeShift && stageRunsOnPostingThread)
+    func isClosureCalledInPlace(on thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        state & thread.pointee.inPlaceMask == thread.pointee.inPlaceBits
+    }
+
+    /// True for a handler, not removed, that runs in place on `thread` by its mode:
+    /// `isClosureCalledInPlace(on:)` without the closure bit (owner-bound
+    /// handlers). False leaves the handler to `isRemoved` and `runsInPlace`.
+    @inline(__always)
+    func runsInPlace(on thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        (state | Self.closureReceiverBit) & thread.pointee.inPlaceMask == thread.pointee.inPlaceBits
+    }
+
+    /// `ThreadState.inPlaceMask` and `inPlaceBits` for a thread: the removed
+    /// bit, the closure bit and the mode's code, of which the main thread looks at
+    /// the code's bits 0 and 2 only (its in-place codes, 1 and 3, are the codes
+    /// with bit 0 set but 5, the operation queue's). Wrong codes would call a
+    /// handler on a thread its mode does not allow: a test (`LockFreeReadTests`)
+    /// checks every mode, removed or not, closure or not, on both threads.
+    static func inPlaceTest(onMainThread: Bool) -> (mask: UInt32, bits: UInt32) {
+        let posting = DeliveryMode.Code.postingThread.rawValue << modeShift
+        let main = DeliveryMode.Code.mainThread.rawValue << modeShift
+        guard onMainThread else { return (removedBit | closureReceiverBit | modeMask, closureReceiverBit | posting) }
+        let codeBits: UInt32 = (1 | 4) << modeShift
+        assert(posting & codeBits == main & codeBits, "the main thread's in-place codes must agree in bits 0 and 2")
+        return (removedBit | closureReceiverBit | codeBits, closureReceiverBit | main & codeBits)
     }
 
     /// True for async responders, which a synchronous request skips. Set once, in
