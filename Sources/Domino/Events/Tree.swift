@@ -800,13 +800,12 @@ final class DownScratch {
     }
 
     /// Empties the stage lists and the counts for a walk without the stripe, or for
-    /// its collection starting again (the roots, its stack, may hold what a declined
+    /// its collection starting again (its cursors may hold what a declined
     /// collection left).
     @inline(__always)
     func startPublishedWalk() {
         upStages.removeAll()
         downStages.removeAll()
-        roots.removeAll()
         cursors.removeAll()
         upVisited = 0
         downVisited = 0
@@ -869,7 +868,7 @@ final class DownScratch {
 
     /// Leaves the scratch with `thread` after a walk without the stripe, as
     /// `giveBack(_:upStages:downStages:to:)` does after one along plans. That walk
-    /// uses the stage lists, the roots (as its stack) and `visited` (which it
+    /// uses the stage lists, the cursors and `visited` (which it
     /// empties itself) in place.
     @inline(__always)
     static func giveBackPublished(_ scratch: consuming DownScratch, to thread: UnsafeMutablePointer<ThreadState>) {

@@ -1509,8 +1509,9 @@ extension DominoNode {
     ) -> Propagation {
         var propagation = Propagation()
         stage.withTable { table in
-            // A lone handler comes even when removed: the first test below is
-            // false for it, and the second skips it.
+            // A lone handler comes even when removed: the in-place tests below are
+            // false for it (their mask holds the removed bit), and `isRemoved`
+            // skips it.
             HandlerTable.forEachSubscriber(of: table, lonesUnchecked: true) { handler in
                 let receiver = unsafeDowncast(handler, to: Receiver<Payload>.self)
                 // A handler on this thread changed the graph during this walk: skip

@@ -559,7 +559,7 @@ struct ChildCursor {
     var next: Int
     let end: Int
 
-    /// A cursor with nothing left to read.
+    /// A cursor with nothing left to read (its address, not null, is never read).
     static var empty: ChildCursor { ChildCursor(places: UnsafeMutableRawPointer(bitPattern: MemoryLayout<UInt>.alignment).unsafelyUnwrapped, next: 0, end: 0) }
 
     /// True while places are left to read.
