@@ -390,8 +390,9 @@ struct Slot {
     /// without the stripe, which delivers only tables without them, learns it
     /// from the word it loads anyway, without reading the table (which only its
     /// delivery pin would let it read: measured, testing each table under that
-    /// pin cost a broadcast 6 instructions a node). A table is 16-byte aligned and
-    /// never changes: the bit is free, and always says what the table holds.
+    /// pin cost a broadcast 6 instructions a node). A table is a heap object
+    /// (aligned to 8 bytes at least) and never changes: the bit is free, and
+    /// always says what the table holds.
     static let rarerTag: UInt = 1
 
     /// The word of an entry holding `table`, retained.
