@@ -1533,16 +1533,18 @@ extension DominoNode {
                 // often) by the same test without the closure bit; else the removed
                 // mark, then the tests for a handler without a mode of its own or
                 // with a queue.
-                let runsHere = receiver.runsInPlace(on: thread) || {
-                    if receiver.isRemoved { return false }
-                    return receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, thread: thread)
+                let runsHere: Bool
+                if receiver.runsInPlace(on: thread) {
+                    runsHere = true
+                } else {
+                    if receiver.isRemoved { return true }
+                    runsHere = receiver.runsInPlace(stageRunsOnPostingThread: stage.deliveryIsPostingThread, thread: thread)
                         || (receiver.delivery ?? stage.delivery).isCurrent(thread)
-                }()
-                if !runsHere, receiver.isRemoved { return true }
+                }
                 if runsHere {
-                    // The common handler, a closure that takes the event, called
-                    // here: it neither stops the walk, nor hops to an actor, nor
-                    // declines.
+                    // A closure that runs here for another reason (no mode of its
+                    // own in a stage on the posting thread, or a queue that is this
+                    // one), called as above.
                     if receiver.isClosureReceiver {
                         unsafeDowncast(handler, to: ClosureReceiver<Payload>.self).run(value)
                         // Wrapping: a count of handlers called cannot overflow.
