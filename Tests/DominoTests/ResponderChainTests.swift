@@ -323,6 +323,41 @@ import DominoTesting
         #expect(reads == 10)
     }
 
+    @Test func aNewCycleAboveAResponderIsReportedOnceTheCycleItLedIntoBeforeIsGone() {
+        let entry = LinkedResponder()
+        let node = DominoNode(label: "entry", responder: entry)
+        var first: LinkedResponder? = LinkedResponder()
+        var second: LinkedResponder? = LinkedResponder()
+        entry.next = first
+        first!.next = second
+        second!.next = first
+        let before = Diagnostics.capture { node.post(Ping(value: 0)) }
+        #expect(before.map(\.code) == [.responderChainTooLong])
+        // The remembered cycle's responders die; a new cycle takes their place.
+        first = nil
+        second = nil
+        let (newFirst, newSecond) = (LinkedResponder(), LinkedResponder())
+        entry.next = newFirst
+        newFirst.next = newSecond
+        newSecond.next = newFirst
+        let after = Diagnostics.capture { node.post(Ping(value: 1)) }
+        #expect(after.map(\.code) == [.responderChainTooLong])
+    }
+
+    @Test func aResponderReferenceLoadsTheResponderWhileItLivesAndNothingOnceItIsGone() {
+        var responder: LinkedResponder? = LinkedResponder()
+        let other = LinkedResponder()
+        let reference = WeakResponder(responder!)
+        #expect(reference.value === responder)
+        #expect(reference.refers(to: responder!))
+        #expect(reference.refers(to: responder!, recordedAs: ObjectIdentifier(responder!)))
+        #expect(!reference.refers(to: other))
+        #expect(!reference.refers(to: other, recordedAs: ObjectIdentifier(other)))
+        responder = nil
+        #expect(reference.value == nil)
+        #expect(!reference.refers(to: other))
+    }
+
     @Test func aResponderThatStopsLeadingIntoACycleIsFollowedByTheNextPost() {
         let cycle = ResponderCycle()
         let node = DominoNode(label: "entry", responder: cycle.entry)

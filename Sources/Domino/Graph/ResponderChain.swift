@@ -81,9 +81,9 @@ final class ResponderLink: @unchecked Sendable {
     /// that `followers` finds it at the start of the stored properties (see
     /// `NodeListRef`); read only under the lock.
     @exclusivity(unchecked) private var followerList = NodeList()
-    /// The host, held weakly; kept in a `WeakResponder` so that checks can copy the
-    /// weak reference without loading the host (see `ChainChecks`).
-    @exclusivity(unchecked) private(set) var hostReference: WeakResponder
+    /// The host, held without keeping it alive; kept in a `WeakResponder` so that
+    /// checks can copy the reference without loading the host (see `ChainChecks`).
+    let hostReference: WeakResponder
     /// The host, if alive: a strong reference, to be released outside the lock (it
     /// may be the last one).
     var host: (any DominoResponder)? { hostReference.value }
@@ -110,7 +110,7 @@ final class ResponderLink: @unchecked Sendable {
     /// The responder next above the host when its chain was last found too long (a
     /// cycle of responders without nodes?), so that posts do not walk it again while
     /// the host still leads there; nil otherwise. Written under the exclusive lock.
-    @exclusivity(unchecked) weak var tooLongAbove: (any DominoResponder)?
+    @exclusivity(unchecked) var tooLongAbove: WeakResponder?
     /// True once the chain was read (`successor` then says where it leads, nil
     /// included). Written under the exclusive lock.
     @exclusivity(unchecked) var wasRead = false
@@ -141,24 +141,83 @@ final class ResponderLink: @unchecked Sendable {
     }
 }
 
-/// A responder held weakly. Copying one copies the weak reference itself, without
-/// a strong load of the responder: a copy made under the lock, or on a thread that
-/// may not release the responder (a view off the main thread), keeps nothing alive.
+/// A responder held without keeping it alive. Copying one copies the reference
+/// itself, without a strong load of the responder: a copy made under the lock, or
+/// on a thread that may not release the responder (a view off the main thread),
+/// keeps nothing alive.
+///
+/// As a signal's observers (`ObserverReference`): with the Objective-C runtime a
+/// `weak` reference, since a responder may be an Objective-C object (a `UIView`)
+/// whose counts the Swift runtime's `tryRetain` does not know. Elsewhere every
+/// responder is a native Swift object, and the reference is an `unowned` one, which
+/// keeps only the object's memory from being freed, plus its address, which
+/// `tryRetain` turns into a strong reference unless the object's deinit has begun.
+/// A `weak` reference gives the object a side table, where its reference counts
+/// then live, and every retain and release of it, Domino's walks' and the app's
+/// own, takes the slow path (measured: a post up 10 responder nodes 10,190
+/// instructions to FIXME, most of them the responders' counts).
+#if canImport(ObjectiveC)
 struct WeakResponder: @unchecked Sendable {
-    weak var value: (any DominoResponder)?
+    private weak var object: (any DominoResponder)?
 
-    init(_ value: (any DominoResponder)?) {
-        self.value = value
+    init(_ value: any DominoResponder) {
+        object = value
     }
 
-    /// True when the responder is `responder`: the same identity, and still alive.
-    /// Loads it only when the identities match, and then `responder`, alive, holds
-    /// it too: this never releases the last reference to anything.
+    /// The responder, retained, or nil once its deinit has begun.
+    var value: (any DominoResponder)? { object }
+
+    /// True when this refers to `responder`, alive. Loads the reference only when
+    /// the identities match, and then `responder`, alive, holds it too: this never
+    /// releases the last reference to anything.
     func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
         guard id == ObjectIdentifier(responder) else { return false }
-        return value === responder
+        return object === responder
+    }
+
+    /// True when this refers to `responder` (alive, since the caller holds it).
+    func refers(to responder: any DominoResponder) -> Bool {
+        object === responder
     }
 }
+#else
+struct WeakResponder: @unchecked Sendable {
+    // Never read: holding it is what keeps `address` (and `object`'s bits) pointing
+    // at the object's memory, deinitialized or not, so that `tryRetain` on it is
+    // always sound.
+    private unowned let keeper: AnyObject
+    // Read only once `tryRetain` has found the object alive (and holds it).
+    private unowned(unsafe) let object: any DominoResponder
+    private let address: UnsafeMutableRawPointer
+
+    init(_ value: any DominoResponder) {
+        keeper = value
+        object = value
+        address = Unmanaged.passUnretained(value as AnyObject).toOpaque()
+    }
+
+    /// The responder, retained, or nil once its deinit has begun.
+    var value: (any DominoResponder)? {
+        guard let retained = tryRetain(address) else { return nil }
+        // Alive while `retained` is held: the copy is a plain retain.
+        let responder = object
+        Unmanaged<AnyObject>.fromOpaque(retained).release()
+        return responder
+    }
+
+    /// True when this refers to `responder`, alive. A dead responder's memory stays
+    /// allocated while this reference exists, so no live object can have its
+    /// address: identities alone decide, and nothing is loaded.
+    func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
+        id == ObjectIdentifier(responder) && refers(to: responder)
+    }
+
+    /// True when this refers to `responder` (alive, since the caller holds it).
+    func refers(to responder: any DominoResponder) -> Bool {
+        address == Unmanaged.passUnretained(responder as AnyObject).toOpaque()
+    }
+}
+#endif
 
 /// Which node belongs to which responder. Guarded by `graphLock`.
 enum ResponderRegistry {
@@ -601,7 +660,7 @@ extension DominoNode {
                 if steps > 0 { return (registered, false) }
                 path.membership = ResponderRegistry.membership
                 remembered = link.tooLongAbove != nil
-                return (registered, link.tooLongAbove === responder)
+                return (registered, link.tooLongAbove?.refers(to: responder) == true)
             }
             // The identity check guards against a dead host whose address was reused.
             if let registered, registered.responderLink?.host === responder {
@@ -633,8 +692,8 @@ extension DominoNode {
     /// found too long; false when it was already known so (reported before).
     private static func rememberTooLong(_ link: ResponderLink, above first: (any DominoResponder)?) -> Bool {
         graphLock.withExclusive { _ in
-            if let first, link.tooLongAbove === first { return false }
-            link.tooLongAbove = first
+            if let first, link.tooLongAbove?.refers(to: first) == true { return false }
+            link.tooLongAbove = first.map(WeakResponder.init)
             return true
         }
     }
