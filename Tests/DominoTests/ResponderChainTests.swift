@@ -216,13 +216,29 @@ import DominoTesting
         node.refreshResponderChain()
         let weakView = WeakBox(view!)
         let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(checkingEveryNode: true)
+            var checks = ChainChecks(checkingEveryNode: true, thread: ThreadState.current)
             checks.add(node, onMainThread: false)
             return checks
         }
         view = nil
         #expect(weakView.value == nil)
         withExtendedLifetime(checks) {}
+    }
+
+    @Test func theChecksAThreadKeepsBetweenWalksHoldNoResponder() {
+        // A walk's checks hold each host they read; the thread keeps their lists
+        // for its next walk, emptied.
+        var screen: Screen? = Screen()
+        let weakButton = WeakBox(screen!.button)
+        let weakContent = WeakBox(screen!.content)
+        let button = screen!.button.dominoNode
+        screen!.content.dominoNode.subscribe(Ping.self) { _ in }
+        button.post(Ping(value: 0))
+        #expect(button.post(Ping(value: 1)).deliveries == 1)
+        button.broadcast(Ping(value: 2))
+        screen = nil
+        #expect(weakButton.value == nil)
+        #expect(weakContent.value == nil)
     }
 
     @Test func aWalkUpsChecksOffTheMainThreadCompareWithAViewWithoutKeepingItAlive() throws {
@@ -697,7 +713,7 @@ private func checksOnceTheyHold(everyNode: Bool, _ read: () -> [DominoNode]) -> 
     while ContinuousClock.now < deadline {
         let nodes = read()
         let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(checkingEveryNode: everyNode)
+            var checks = ChainChecks(checkingEveryNode: everyNode, thread: ThreadState.current)
             for node in nodes { checks.add(node, onMainThread: false) }
             return checks
         }

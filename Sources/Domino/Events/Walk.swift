@@ -881,8 +881,8 @@ extension DominoNode {
     private func collectAlongKnownChains(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
-        // Destroyed outside the lock: it may hold the last reference to a responder.
-        var checks = ChainChecks()
+        // Given back outside the lock: it may hold the last reference to a responder.
+        var checks = ChainChecks(thread: thread)
         graphLock.lockShared(stripe: stripe)
         collectLocked(key, into: &plan)
         plan.pinIfBorrowing(thread.pointee.pins)
@@ -890,7 +890,9 @@ extension DominoNode {
             if node.responderLink != nil { checks.add(node, onMainThread: onMainThread) }
         }
         graphLock.unlockShared(stripe: stripe)
-        return checks.hold(onMainThread: onMainThread, thread: thread)
+        let holds = checks.hold(onMainThread: onMainThread, thread: thread)
+        checks.giveBack(to: thread)
+        return holds
     }
 
     /// The walk of `collect`. Shared lock held.

@@ -451,14 +451,17 @@ extension DominoNode {
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         // Destroyed outside the lock: it may hold the last reference to a responder.
-        let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, checkingEveryNode: true)
+        // Given back outside the lock: it may hold the last reference to a responder.
+        var checks = graphLock.withShared { () -> ChainChecks in
+            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, checkingEveryNode: true, thread: thread)
             for link in ResponderRegistry.nodes.values {
                 link.withNode { checks.add($0, onMainThread: onMainThread) }
             }
             return checks
         }
-        return checks.hold(onMainThread: onMainThread, thread: thread)
+        let holds = checks.hold(onMainThread: onMainThread, thread: thread)
+        checks.giveBack(to: thread)
+        return holds
     }
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so
@@ -831,11 +834,14 @@ extension DominoNode {
 ///
 /// To be destroyed outside the lock: it may hold the last reference to a responder.
 struct ChainChecks {
-    private struct Entry {
+    fileprivate struct Entry {
         /// The host, held, when its chain is read; nil otherwise.
         let host: (any DominoResponder)?
         let node: NodeLink
-        let path: [ObjectIdentifier]
+        /// Where the link's `readPath` is in `paths`: copied under the lock rather
+        /// than the array retained (a retain and a release a node).
+        let pathStart: Int32
+        let pathCount: Int32
         /// The node the link leads to; its host is then the last of `path`.
         let successor: NodeLink?
         /// The identity of a host a check compares a responder with, and where its
@@ -844,18 +850,32 @@ struct ChainChecks {
         /// host the previous entry's check compares with; for the checks of every
         /// node, on an entry that reads and leads to a successor.
         let comparedID: ObjectIdentifier?
-        /// Last, beside `reads`: an entry of 64 bytes, as before it had one.
         let weakHost: Int32
         /// False when the link is left as it is (a node that does not follow its
         /// chain, or one read only on the main thread, off it).
         let reads: Bool
     }
 
-    private var entries: [Entry] = []
-    /// The hosts of entries that do not read, referenced weakly (in an array of
-    /// their own: a weak reference in `Entry` made every entry costlier to move and
-    /// destroy).
-    private var weakHosts: [WeakResponder] = []
+    /// The lists of a thread's checks, kept between walks (see
+    /// `ThreadState.chainCheckLists`): made anew for each walk, they cost a post
+    /// through responder nodes an allocation.
+    struct Lists {
+        fileprivate var entries: [Entry] = []
+        fileprivate var paths: [ObjectIdentifier] = []
+        fileprivate var weakHosts: [WeakResponder] = []
+
+        /// The most entries a thread keeps room for between walks.
+        fileprivate static let keptCapacity = 1_024
+    }
+
+    private var entries: [Entry]
+    /// The responders each link's last resolution read (`ResponderLink.readPath`),
+    /// one after the other.
+    private var paths: [ObjectIdentifier]
+    /// The hosts of entries that do not read, referenced without keeping them
+    /// alive (in an array of their own: such a reference in `Entry` made every entry
+    /// costlier to move and destroy).
+    private var weakHosts: [WeakResponder]
     /// False once a node's link could not be checked: never resolved, resolved
     /// before the registry last changed, found too long, a host gone, a chain never
     /// read that cannot be read here.
@@ -873,17 +893,57 @@ struct ChainChecks {
     /// False for a walk up, which finds the successor's host in the next entry.
     private let checksEveryNode: Bool
 
-    /// Checks with room for `capacity` entries; see `checksEveryNode`.
-    init(capacity: Int = 16, checkingEveryNode: Bool = false) {
-        entries.reserveCapacity(capacity)
+    /// Checks in the lists `thread` kept from its last walk, or in new ones (a
+    /// nested walk's, or the thread's first), with room for `capacity` entries;
+    /// see `checksEveryNode`. To be given back with `giveBack(to:)`, outside the
+    /// lock.
+    init(capacity: Int = 16, checkingEveryNode: Bool = false, thread: UnsafeMutablePointer<ThreadState>) {
+        entries = []
+        paths = []
+        weakHosts = []
         checksEveryNode = checkingEveryNode
+        // Moved, not copied: a copy left the lists shared, and the first append
+        // copied them.
+        if var lists = thread.pointee.chainCheckLists.take() {
+            swap(&entries, &lists.entries)
+            swap(&paths, &lists.paths)
+            swap(&weakHosts, &lists.weakHosts)
+        }
+        entries.reserveCapacity(capacity)
+    }
+
+    /// Releases what the checks hold (a responder's last reference perhaps: outside
+    /// the lock) and leaves their lists with `thread` for its next walk, unless it
+    /// has some already (these were a nested walk's, or a deinit run by the release
+    /// walked meanwhile) or they grew too large.
+    mutating func giveBack(to thread: UnsafeMutablePointer<ThreadState>) {
+        entries.removeAll(keepingCapacity: true)
+        weakHosts.removeAll(keepingCapacity: true)
+        paths.removeAll(keepingCapacity: true)
+        guard thread.pointee.chainCheckLists == nil, entries.capacity <= Lists.keptCapacity else { return }
+        var lists = Lists()
+        swap(&lists.entries, &entries)
+        swap(&lists.paths, &paths)
+        swap(&lists.weakHosts, &weakHosts)
+        thread.pointee.chainCheckLists = lists
     }
 
     /// Adds the check of `node`'s link (`node` must have one); a link that cannot be
     /// checked makes the whole `checkable` false. Lock held; releases nothing (a
     /// host loaded is always stored; weak references are copied, not loaded).
     mutating func add(_ node: DominoNode, onMainThread: Bool) {
-        guard checkable, let link = node.responderLink else { return }
+        guard checkable, let link = node.responderLink.map(Unmanaged.passUnretained) else { return }
+        // Borrowed: `node`, which the caller holds, holds it (bound as a reference,
+        // it was retained and released at every check). The closure captures the
+        // node's link, not the node: a debug build retains what a closure captures,
+        // and a node whose last other reference went meanwhile would then be
+        // released here, its deinit waiting for the lock this holds (a deadlock, seen
+        // in ResponderBroadcastRaceTests).
+        let nodeLink = NodeLink(node)
+        link._withUnsafeGuaranteedRef { add(nodeLink, link: $0, onMainThread: onMainThread) }
+    }
+
+    private mutating func add(_ node: NodeLink, link: ResponderLink, onMainThread: Bool) {
         if !Self.reads(link, onMainThread: onMainThread) {
             // Walks leave such a link as it is; one never read is reported by the
             // resolution.
@@ -896,12 +956,12 @@ struct ChainChecks {
             let last = entries.count - 1
             var comparedID: ObjectIdentifier?
             var weakHost: Int32 = -1
-            if !checksEveryNode, last >= 0, entries[last].reads, entries[last].successor == NodeLink(node) {
+            if !checksEveryNode, last >= 0, entries[last].reads, entries[last].successor == node {
                 weakHosts.append(link.hostReference)
                 comparedID = link.hostID
                 weakHost = Int32(weakHosts.count - 1)
             }
-            entries.append(Entry(host: nil, node: NodeLink(node), path: [], successor: nil, comparedID: comparedID, weakHost: weakHost, reads: false))
+            entries.append(Entry(host: nil, node: node, pathStart: 0, pathCount: 0, successor: nil, comparedID: comparedID, weakHost: weakHost, reads: false))
             return
         }
         // Loaded once: the lock is held across every `add`.
@@ -926,7 +986,11 @@ struct ChainChecks {
                 }
             }
         }
-        entries.append(Entry(host: host, node: NodeLink(node), path: link.readPath, successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
+        let pathStart = Int32(truncatingIfNeeded: paths.count)
+        let pathCount = link.readPath.count
+        // One by one: `append(contentsOf:)` cost about 50 instructions a call.
+        for step in 0..<pathCount { paths.append(link.readPath[step]) }
+        entries.append(Entry(host: host, node: node, pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount), successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
     }
 
     /// True when a walk on this thread reads `link`'s chain, so that its entry holds
@@ -939,9 +1003,9 @@ struct ChainChecks {
     /// True when `responder`, held, is the host an entry compares with (see
     /// `Entry.comparedID`): the same identity and, where no entry holds that host,
     /// still alive (its weak reference loaded only when the identities match).
-    private func compares(_ entry: Int, with responder: any DominoResponder) -> Bool {
-        guard let id = entries[entry].comparedID, id == ObjectIdentifier(responder) else { return false }
-        let weakHost = Int(entries[entry].weakHost)
+    private func compares(_ entry: UnsafePointer<Entry>, with responder: any DominoResponder) -> Bool {
+        guard let id = entry.pointee.comparedID, id == ObjectIdentifier(responder) else { return false }
+        let weakHost = Int(entry.pointee.weakHost)
         return weakHost < 0 || weakHosts[weakHost].refers(to: responder, recordedAs: id)
     }
 
@@ -960,32 +1024,45 @@ struct ChainChecks {
 
     /// The reads of `hold`.
     private func readsHold(onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        for index in entries.indices {
-            // Fields read in place: a copy of the entry cost a retain and a release
-            // of each of its references, and so did a copy of the host (whose counts,
-            // a weakly referenced object's, live in a side table: about 170
-            // instructions a pair).
-            guard entries[index].reads, entries[index].host != nil else { continue }
-            let path = entries[index].path.count
+        entries.withUnsafeBufferPointer { entries in
+            paths.withUnsafeBufferPointer { paths in
+                readsHold(entries, paths: paths, onMainThread: onMainThread, thread: thread)
+            }
+        }
+    }
+
+    /// `readsHold(onMainThread:thread:)` on the lists' memory: fields read in place
+    /// through the entry's address (a copy of the entry cost a retain and a release
+    /// of each of its references, and so did a copy of the host).
+    private func readsHold(
+        _ entries: UnsafeBufferPointer<Entry>, paths: UnsafeBufferPointer<ObjectIdentifier>, onMainThread: Bool,
+        thread: UnsafeMutablePointer<ThreadState>
+    ) -> Bool {
+        guard let base = entries.baseAddress else { return true }
+        for index in 0..<entries.count {
+            let entry = base + index
+            guard entry.pointee.reads, entry.pointee.host != nil else { continue }
+            let path = Int(entry.pointee.pathCount)
             guard path > 0 else {
                 // The host leads nowhere.
                 thread.pointee.responderReads &+= 1
-                if entries[index].host.unsafelyUnwrapped.nextResponderAssumingReadable() != nil { return false }
+                if entry.pointee.host.unsafelyUnwrapped.nextResponderAssumingReadable() != nil { return false }
                 continue
             }
+            let pathStart = Int(entry.pointee.pathStart)
             thread.pointee.responderReads &+= 1
-            guard var current = entries[index].host.unsafelyUnwrapped.nextResponderAssumingReadable(),
-                  ObjectIdentifier(current) == entries[index].path[0] else { return false }
+            guard var current = entry.pointee.host.unsafelyUnwrapped.nextResponderAssumingReadable(),
+                  ObjectIdentifier(current) == paths[pathStart] else { return false }
             for step in 1..<path {
                 // Each responder's own kind decides, as in a resolution.
                 guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
                 thread.pointee.responderReads &+= 1
-                guard let next = current.nextResponderAssumingReadable(), ObjectIdentifier(next) == entries[index].path[step] else { return false }
+                guard let next = current.nextResponderAssumingReadable(), ObjectIdentifier(next) == paths[pathStart &+ step] else { return false }
                 current = next
             }
-            if let successor = entries[index].successor {
+            if let successor = entry.pointee.successor {
                 if checksEveryNode {
-                    if !compares(index, with: current) { return false }
+                    if !compares(entry, with: current) { return false }
                     continue
                 }
                 // The successor is on the route too, next (the walk visits a node's
@@ -993,10 +1070,12 @@ struct ChainChecks {
                 // (a second load of it cost a retain and a release a node), else
                 // referenced weakly. (Elsewhere, as where a walk met it before, the
                 // link is resolved instead.)
-                guard index + 1 < entries.count, entries[index + 1].node == successor else { return false }
-                if entries[index + 1].reads {
-                    guard let endHost = entries[index + 1].host, endHost === current else { return false }
-                } else if !compares(index + 1, with: current) {
+                guard index + 1 < entries.count else { return false }
+                let following = entry + 1
+                guard following.pointee.node == successor else { return false }
+                if following.pointee.reads {
+                    guard following.pointee.host.map({ $0 === current }) == true else { return false }
+                } else if !compares(following, with: current) {
                     return false
                 }
                 continue

@@ -44,6 +44,10 @@ struct ThreadState {
     /// each responder read): what tests count to show that a walk along links that
     /// did not change only checks them (see `ChainChecks`).
     var responderResolutions: Int = 0
+    /// The lists of a walk's `ChainChecks`, kept between walks through responder
+    /// nodes, so that they allocate nothing in steady state; nil while a walk on this
+    /// thread uses them.
+    var chainCheckLists: ChainChecks.Lists?
     /// The nodes of the stages after the first that a walk without a lock
     /// collected (see `DominoNode.collectPublished`): kept between walks, so that
     /// it allocates nothing in steady state. Only used between a collection and its
