@@ -430,4 +430,18 @@ struct IsolatedHandlerLifetimeTests {
         node.post(Ping(value: 1))
         #expect(node.subscriptionCount == 0)
     }
+
+    @Test func anActorReferenceLoadsTheActorWhileItLivesAndNothingOnceItIsGone() {
+        var listener: Listener? = Listener(log: Log<Int>())
+        let other = Listener(log: Log<Int>())
+        let reference = WeakActor(listener!)
+        #expect(reference.value === listener)
+        #expect(reference.refers(to: listener!))
+        #expect(!reference.refers(to: other))
+        #expect(reference.typeName == "Listener")
+        listener = nil
+        #expect(reference.value == nil)
+        #expect(!reference.refers(to: other))
+        #expect(reference.typeName == "Listener")
+    }
 }

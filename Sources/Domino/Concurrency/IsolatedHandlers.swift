@@ -295,9 +295,10 @@ private func isolatedReceiver<Payload: Sendable, Owner: AnyObject & Sendable>(
 /// says the main actor runs (in place on the main thread, else on the main queue);
 /// the other-actor case runs only inside a function isolated to that actor.
 ///
-/// Another actor is held weakly: a handler does not keep the actor whose code
-/// subscribed it alive (an actor that owns the node would otherwise never go). Once
-/// the actor is gone, its handlers are orphans and are removed.
+/// Another actor is held without keeping it alive (`WeakActor`): a handler does not
+/// keep the actor whose code subscribed it alive (an actor that owns the node would
+/// otherwise never go). Once the actor is gone, its handlers are orphans and are
+/// removed.
 enum HandlerIsolation {
     case mainActor
     case actor(WeakActor)
@@ -334,7 +335,7 @@ extension Subscription {
     final func lives(in isolation: HandlerIsolation?, on thread: UnsafeMutablePointer<ThreadState>, caller: (any Actor)?) -> Bool {
         switch isolation {
         case .mainActor?: return DeliveryMode.mainThread.isCurrent(thread)
-        case .actor(let actor)?: return caller.map { $0 === actor.value } ?? false
+        case .actor(let actor)?: return caller.map { actor.refers(to: $0) } ?? false
         case nil: return runsOnPostingThread || delivery.unsafelyUnwrapped.isCurrent(thread)
         }
     }
@@ -375,15 +376,48 @@ extension Subscription {
     }
 }
 
-/// An actor held weakly (see ``HandlerIsolation``).
+/// An actor held without keeping it alive (see ``HandlerIsolation``).
+///
+/// Not a `weak` reference: that gave the actor a side table, where its reference
+/// counts then live, and every retain and release of it (every call into it, the
+/// app's own included) took the runtime's slow path. An actor is always a native
+/// Swift object, so, as for a signal's observers (`ObserverReference`), the
+/// reference is an `unowned` one, which keeps only the actor's memory from being
+/// freed, plus its address, which `tryRetain` turns into a strong reference unless
+/// the actor's deinit has begun. A dead actor's memory (not its state, which its
+/// deinit released) stays allocated until its handlers are removed.
 final class WeakActor: @unchecked Sendable {
-    weak var value: (any Actor)?
+    // Never read: holding it is what keeps `address` (and `object`'s bits) pointing
+    // at the actor's memory, deinitialized or not, so that `tryRetain` on it is
+    // always sound.
+    private unowned let keeper: AnyObject
+    // Read only once `tryRetain` has found the actor alive (and holds it).
+    private unowned(unsafe) let object: any Actor
+    private let address: UnsafeMutableRawPointer
     /// The actor's type, for diagnostics after it is gone.
     let typeName: String
 
     init(_ actor: any Actor) {
-        value = actor
+        keeper = actor
+        object = actor
+        address = Unmanaged.passUnretained(actor as AnyObject).toOpaque()
         typeName = "\(type(of: actor))"
+    }
+
+    /// The actor, retained, or nil once its deinit has begun.
+    var value: (any Actor)? {
+        guard let retained = tryRetain(address) else { return nil }
+        // Alive while `retained` is held: the copy is a plain retain.
+        let actor = object
+        Unmanaged<AnyObject>.fromOpaque(retained).release()
+        return actor
+    }
+
+    /// True when this refers to `actor` (alive, since the caller holds it): its
+    /// memory stays allocated while this reference exists, so no live actor can
+    /// have a dead one's address. Loads nothing.
+    func refers(to actor: any Actor) -> Bool {
+        address == Unmanaged.passUnretained(actor as AnyObject).toOpaque()
     }
 }
 
