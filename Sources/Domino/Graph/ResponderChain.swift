@@ -451,7 +451,6 @@ extension DominoNode {
     private static func everyResponderChainHolds() -> Bool {
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
-        // Destroyed outside the lock: it may hold the last reference to a responder.
         // Given back outside the lock: it may hold the last reference to a responder.
         var checks = graphLock.withShared { () -> ChainChecks in
             var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, checkingEveryNode: true, thread: thread)
@@ -930,8 +929,9 @@ struct ChainChecks {
     }
 
     /// Adds the check of `node`'s link (`node` must have one); a link that cannot be
-    /// checked makes the whole `checkable` false. Lock held; releases nothing (a
-    /// host loaded is always stored; weak references are copied, not loaded).
+    /// checked makes the whole `checkable` false. Lock held; releases no last
+    /// reference (a host loaded is always stored; the references of hosts not loaded
+    /// are copied, not loaded).
     mutating func add(_ node: DominoNode, onMainThread: Bool) {
         guard checkable, let link = node.responderLink.map(Unmanaged.passUnretained) else { return }
         // Borrowed: `node`, which the caller holds, holds it (bound as a reference,
