@@ -315,7 +315,7 @@ enum HandlerIsolation {
 
     /// True when the handler's actor deallocated, so the handler can never run.
     var isGone: Bool {
-        if case .actor(let actor) = self { return actor.value == nil }
+        if case .actor(let actor) = self { return actor.isGone }
         return false
     }
 
@@ -404,13 +404,24 @@ final class WeakActor: @unchecked Sendable {
         typeName = "\(type(of: actor))"
     }
 
-    /// The actor, retained, or nil once its deinit has begun.
+    /// The actor, retained, or nil once its deinit has begun. Out of line, as
+    /// `isGone`: both serve deliveries that cost a task each, and inlined they grow
+    /// the walks that test a handler's isolation (see `ErrorHandler.isOrphaned`).
+    @inline(never)
     var value: (any Actor)? {
         guard let retained = tryRetain(address) else { return nil }
         // Alive while `retained` is held: the copy is a plain retain.
         let actor = object
         Unmanaged<AnyObject>.fromOpaque(retained).release()
         return actor
+    }
+
+    /// True once the actor's deinit has begun.
+    @inline(never)
+    var isGone: Bool {
+        guard let retained = tryRetain(address) else { return true }
+        Unmanaged<AnyObject>.fromOpaque(retained).release()
+        return false
     }
 
     /// True when this refers to `actor` (alive, since the caller holds it): its

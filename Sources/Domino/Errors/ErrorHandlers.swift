@@ -254,6 +254,10 @@ final class ErrorHandler: Subscription, @unchecked Sendable {
 
     override var payloadName: String { "\(typeName) (\(kind))" }
 
+    // Out of line: inlined into a report's walk (since an actor's `isGone` became a
+    // call of its own), it made the optimizer split the walk's handler loop in two
+    // (measured: a report up 10 levels 1,592 to 1,649 instructions).
+    @inline(never)
     override var isOrphaned: Bool { owner?.isGone == true || (isolation?.isGone ?? false) }
 
     /// True when this handler takes `error`: it is of the handler's type. Exact types
