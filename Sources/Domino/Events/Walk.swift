@@ -876,9 +876,9 @@ extension DominoNode {
     /// hold (`plan` then holds the stages); false when one does not or cannot be
     /// checked, and the links are to be resolved (`plan` is then to be thrown away).
     /// Measured (callgrind, `responder.post.depth10`): 21,088 instructions a post
-    /// resolving every link, 9,964 checking them; then 6,146 once responders were
-    /// held without side tables (see `WeakResponder`) and the checks' lists kept
-    /// with the thread. About a third of the rest is retaining and releasing the
+    /// resolving every link, 9,964 checking them; then 5,981 once responders were
+    /// held without side tables (see `WeakResponder`), the checks' lists kept with
+    /// the thread and the route walked once for the stages and the checks. About a third of the rest is retaining and releasing the
     /// responders read.
     private func collectAlongKnownChains(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
