@@ -449,7 +449,7 @@ fi
 # entries read in place and the link borrowed from its node: a post 6,800 to 6,146,
 # 1 to 0 allocations, 58 to 48 releases; a broadcast 79,000 to 73,354, 1 to 0
 # allocations, 564 to 451 releases; a post's route walked once for its stages and its
-# checks, 6,146 to 5,981. An actor-isolated handler's actor held the same way cost a
+# checks, 6,146 to 5,987. An actor-isolated handler's actor held the same way cost a
 # report 1,592 to 1,668 (its orphan test inlined split the report's handler loop),
 # 1,595 once that test was out of line. Limits lowered to the counts + 3% (retains
 # and releases: the counts, rounded up).

@@ -876,7 +876,7 @@ extension DominoNode {
     /// hold (`plan` then holds the stages); false when one does not or cannot be
     /// checked, and the links are to be resolved (`plan` is then to be thrown away).
     /// Measured (callgrind, `responder.post.depth10`): 21,088 instructions a post
-    /// resolving every link, 9,964 checking them; then 5,981 once responders were
+    /// resolving every link, 9,964 checking them; then 5,987 once responders were
     /// held without side tables (see `WeakResponder`), the checks' lists kept with
     /// the thread and the route walked once for the stages and the checks. About a third of the rest is retaining and releasing the
     /// responders read.
@@ -887,22 +887,9 @@ extension DominoNode {
         var checks = ChainChecks(thread: thread)
         graphLock.lockShared(stripe: stripe)
         // One walk for the stages and the checks (two cost about 15 instructions a
-        // node). `collectLocked`'s, with the check: given a closure to call at each
-        // node, `collectLocked` cost a report 76 instructions more (the optimizer's
-        // choices where it is inlined).
-        let traceAll = Tracing.tracesAllNodes || tracingFlag
-        plan.originTraced = traceAll
-        let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
-        Route.walk(from: self) { node in
+        // node).
+        collectLocked(key, into: &plan) { node in
             if node.responderLink != nil { checks.add(node, onMainThread: onMainThread) }
-            plan.nodesVisited += 1
-            if slowPath {
-                Self.collectSlowly(key, at: node, into: &plan, traceAll: traceAll)
-                return
-            }
-            if let table = node.slots.table(for: key) {
-                plan.addStage(table, at: node, traceAll: traceAll)
-            }
         }
         plan.pinIfBorrowing(thread.pointee.pins)
         graphLock.unlockShared(stripe: stripe)
@@ -914,12 +901,20 @@ extension DominoNode {
     /// The walk of `collect`. Shared lock held.
     @inline(__always)
     func collectLocked(_ key: SlotKey, into plan: inout Plan) {
+        collectLocked(key, into: &plan) { _ in }
+    }
+
+    /// The walk of `collect`, calling `visit` with each node of the route too (in
+    /// route order, before its stage). Shared lock held.
+    @inline(__always)
+    func collectLocked(_ key: SlotKey, into plan: inout Plan, visiting visit: (DominoNode) -> Void) {
         // A traced origin traces every stage of its walk (Domino's debug mode logs
         // when either end is in debug mode).
         let traceAll = Tracing.tracesAllNodes || tracingFlag
         plan.originTraced = traceAll
         let slowPath = GraphSettings.groupsExist || GraphSettings.capturesExist
         Route.walk(from: self) { node in
+            visit(node)
             plan.nodesVisited += 1
             if slowPath {
                 Self.collectSlowly(key, at: node, into: &plan, traceAll: traceAll)
