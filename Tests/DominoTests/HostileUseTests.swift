@@ -10,6 +10,31 @@ private final class ClosingScreen {
     }
 }
 
+/// A responder whose chain any thread may read, whose deinit posts from its node,
+/// and whose next read of its chain first runs `onRead`.
+private final class ClosingResponder: DominoResponder, @unchecked Sendable {
+    let next: (any DominoResponder)?
+    var onRead: (() -> Void)?
+    private(set) lazy var domino = DominoNode(label: "closing responder", responder: self)
+
+    init(next: (any DominoResponder)?) {
+        self.next = next
+    }
+
+    nonisolated var nextDominoResponder: (any DominoResponder)? {
+        let read = onRead
+        onRead = nil
+        read?()
+        return next
+    }
+
+    nonisolated static var readsChainOnMainThreadOnly: Bool { false }
+
+    deinit {
+        domino.post(Pong(text: "closed"))
+    }
+}
+
 @Suite("Hostile use", .checksLeaks)
 struct HostileUseTests {
     @Test func runawayRecursiveRequestIsCutOffAndReported() {
@@ -58,6 +83,23 @@ struct HostileUseTests {
         parent.subscribe(Ping.self, on: .postingThread) { _ in box.value = nil }   // the deinit posts, nested
         box.value!.domino.post(Ping(value: 1))
         #expect(log.entries == ["closed"])
+    }
+
+    @Test func aResponderWhoseLastReferenceAWalksChecksHoldPostsFromItsDeinitAndBothPostsArrive() {
+        let top = ClosingResponder(next: nil)
+        let log = Log<String>()
+        top.domino.subscribe(Pong.self, on: .postingThread) { log.append($0.text) }
+        top.domino.subscribe(Ping.self, on: .postingThread) { _ in log.append("ping") }
+        let box = StrongBox<ClosingResponder>(ClosingResponder(next: top))
+        let bottom = box.value!.domino
+        bottom.mount(at: top.domino)          // its deinit's post goes up without its chain
+        bottom.post(Ping(value: 0))           // resolves the link: the next post checks it
+        // Reading the chain drops the last reference but the checks' own: the walk
+        // releases it when it gives its checks back, and the deinit posts, nested.
+        box.value!.onRead = { box.value = nil }
+        bottom.post(Ping(value: 1))
+        #expect(log.entries == ["ping", "closed", "ping"])
+        withExtendedLifetime(top) {}
     }
 
     @Test func hugeParameterDictionaryIsDeliveredAndReformedWhole() {
