@@ -376,31 +376,23 @@ extension Subscription {
     }
 }
 
-/// An actor held without keeping it alive (see ``HandlerIsolation``).
-///
-/// Not a `weak` reference: that gave the actor a side table, where its reference
-/// counts then live, and every retain and release of it (every call into it, the
-/// app's own included) took the runtime's slow path. An actor is always a native
-/// Swift object, so, as for a signal's observers (`ObserverReference`), the
-/// reference is an `unowned` one, which keeps only the actor's memory from being
-/// freed, plus its address, which `tryRetain` turns into a strong reference unless
-/// the actor's deinit has begun. A dead actor's memory (not its state, which its
-/// deinit released) stays allocated until its handlers are removed.
+/// An actor held without keeping it alive (see ``HandlerIsolation``): an
+/// `UnownedReference`, on every platform (an actor is always a native Swift object).
+/// A `weak` reference gave the actor a side table, and every call into it (the
+/// app's own included) paid the runtime's slow path for its retains and releases. A
+/// dead actor's memory (not its state) stays allocated until its handlers are
+/// removed.
 final class WeakActor: @unchecked Sendable {
-    // Never read: holding it is what keeps `address` (and `object`'s bits) pointing
-    // at the actor's memory, deinitialized or not, so that `tryRetain` on it is
-    // always sound.
-    private unowned let keeper: AnyObject
-    // Read only once `tryRetain` has found the actor alive (and holds it).
+    private let reference: UnownedReference
+    // Read only while `reference` holds the actor alive: the copy is then a plain
+    // retain.
     private unowned(unsafe) let object: any Actor
-    private let address: UnsafeMutableRawPointer
     /// The actor's type, for diagnostics after it is gone.
     let typeName: String
 
     init(_ actor: any Actor) {
-        keeper = actor
+        reference = UnownedReference(actor)
         object = actor
-        address = Unmanaged.passUnretained(actor as AnyObject).toOpaque()
         typeName = "\(type(of: actor))"
     }
 
@@ -408,27 +400,16 @@ final class WeakActor: @unchecked Sendable {
     /// `isGone`: both serve deliveries that cost a task each, and inlined they grow
     /// the walks that test a handler's isolation (see `ErrorHandler.isOrphaned`).
     @inline(never)
-    var value: (any Actor)? {
-        guard let retained = tryRetain(address) else { return nil }
-        // Alive while `retained` is held: the copy is a plain retain.
-        let actor = object
-        Unmanaged<AnyObject>.fromOpaque(retained).release()
-        return actor
-    }
+    var value: (any Actor)? { reference.whileAlive { object } }
 
     /// True once the actor's deinit has begun.
     @inline(never)
-    var isGone: Bool {
-        guard let retained = tryRetain(address) else { return true }
-        Unmanaged<AnyObject>.fromOpaque(retained).release()
-        return false
-    }
+    var isGone: Bool { reference.isGone }
 
-    /// True when this refers to `actor` (alive, since the caller holds it): its
-    /// memory stays allocated while this reference exists, so no live actor can
-    /// have a dead one's address. Loads nothing.
+    /// True when this refers to `actor` (alive, since the caller holds it). Loads
+    /// nothing.
     func refers(to actor: any Actor) -> Bool {
-        address == Unmanaged.passUnretained(actor as AnyObject).toOpaque()
+        reference.refers(to: actor)
     }
 }
 

@@ -149,13 +149,11 @@ final class ResponderLink: @unchecked Sendable {
 /// As a signal's observers (`ObserverReference`): with the Objective-C runtime a
 /// `weak` reference, since a responder may be an Objective-C object (a `UIView`)
 /// whose counts the Swift runtime's `tryRetain` does not know. Elsewhere every
-/// responder is a native Swift object, and the reference is an `unowned` one, which
-/// keeps only the object's memory from being freed, plus its address, which
-/// `tryRetain` turns into a strong reference unless the object's deinit has begun.
-/// A `weak` reference gives the object a side table, where its reference counts
-/// then live, and every retain and release of it, Domino's walks' and the app's
-/// own, takes the slow path (measured: a post up 10 responder nodes 10,190
-/// instructions to 6,800, most of the difference the responders' counts).
+/// responder is a native Swift object, held by an `UnownedReference`, which gives
+/// it no side table: a `weak` reference did, and every retain and release of it,
+/// Domino's walks' and the app's own, took the slow path (measured: a post up 10
+/// responder nodes 10,190 instructions to 6,800, most of the difference the
+/// responders' counts).
 #if canImport(ObjectiveC)
 struct WeakResponder: @unchecked Sendable {
     private weak var object: (any DominoResponder)?
@@ -182,39 +180,28 @@ struct WeakResponder: @unchecked Sendable {
 }
 #else
 struct WeakResponder: @unchecked Sendable {
-    // Never read: holding it is what keeps `address` (and `object`'s bits) pointing
-    // at the object's memory, deinitialized or not, so that `tryRetain` on it is
-    // always sound.
-    private unowned let keeper: AnyObject
-    // Read only once `tryRetain` has found the object alive (and holds it).
+    private let reference: UnownedReference
+    // Read only while `reference` holds the responder alive: the copy is then a
+    // plain retain.
     private unowned(unsafe) let object: any DominoResponder
-    private let address: UnsafeMutableRawPointer
 
     init(_ value: any DominoResponder) {
-        keeper = value
+        reference = UnownedReference(value)
         object = value
-        address = Unmanaged.passUnretained(value as AnyObject).toOpaque()
     }
 
     /// The responder, retained, or nil once its deinit has begun.
-    var value: (any DominoResponder)? {
-        guard let retained = tryRetain(address) else { return nil }
-        // Alive while `retained` is held: the copy is a plain retain.
-        let responder = object
-        Unmanaged<AnyObject>.fromOpaque(retained).release()
-        return responder
-    }
+    var value: (any DominoResponder)? { reference.whileAlive { object } }
 
-    /// True when this refers to `responder`, alive. A dead responder's memory stays
-    /// allocated while this reference exists, so no live object can have its
-    /// address: identities alone decide, and nothing is loaded.
+    /// True when this refers to `responder`, alive: `id` is this reference's own
+    /// identity, as recorded, so the address alone decides (see `UnownedReference`).
     func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
-        id == ObjectIdentifier(responder) && refers(to: responder)
+        reference.refers(to: responder)
     }
 
     /// True when this refers to `responder` (alive, since the caller holds it).
     func refers(to responder: any DominoResponder) -> Bool {
-        address == Unmanaged.passUnretained(responder as AnyObject).toOpaque()
+        reference.refers(to: responder)
     }
 }
 #endif
@@ -856,26 +843,24 @@ struct ChainChecks {
         let reads: Bool
     }
 
-    /// The lists of a thread's checks, kept between walks (see
+    /// The checks' lists, kept by a thread between walks (see
     /// `ThreadState.chainCheckLists`): made anew for each walk, they cost a post
     /// through responder nodes an allocation.
     struct Lists {
         fileprivate var entries: [Entry] = []
+        /// The responders each link's last resolution read (`ResponderLink.readPath`),
+        /// one after the other.
         fileprivate var paths: [ObjectIdentifier] = []
+        /// The hosts of entries that do not read, referenced without keeping them
+        /// alive (in an array of their own: such a reference in `Entry` made every
+        /// entry costlier to move and destroy).
         fileprivate var weakHosts: [WeakResponder] = []
 
         /// The most entries a thread keeps room for between walks.
         fileprivate static let keptCapacity = 1_024
     }
 
-    private var entries: [Entry]
-    /// The responders each link's last resolution read (`ResponderLink.readPath`),
-    /// one after the other.
-    private var paths: [ObjectIdentifier]
-    /// The hosts of entries that do not read, referenced without keeping them
-    /// alive (in an array of their own: such a reference in `Entry` made every entry
-    /// costlier to move and destroy).
-    private var weakHosts: [WeakResponder]
+    private var lists: Lists
     /// False once a node's link could not be checked: never resolved, resolved
     /// before the registry last changed, found too long, a host gone, a chain never
     /// read that cannot be read here.
@@ -898,18 +883,11 @@ struct ChainChecks {
     /// see `checksEveryNode`. To be given back with `giveBack(to:)`, outside the
     /// lock.
     init(capacity: Int = 16, checkingEveryNode: Bool = false, thread: UnsafeMutablePointer<ThreadState>) {
-        entries = []
-        paths = []
-        weakHosts = []
-        checksEveryNode = checkingEveryNode
-        // Moved, not copied: a copy left the lists shared, and the first append
+        // Taken, not copied: a copy left the lists shared, and the first append
         // copied them.
-        if var lists = thread.pointee.chainCheckLists.take() {
-            swap(&entries, &lists.entries)
-            swap(&paths, &lists.paths)
-            swap(&weakHosts, &lists.weakHosts)
-        }
-        entries.reserveCapacity(capacity)
+        lists = thread.pointee.chainCheckLists.take() ?? Lists()
+        checksEveryNode = checkingEveryNode
+        lists.entries.reserveCapacity(capacity)
     }
 
     /// Releases what the checks hold (a responder's last reference perhaps: outside
@@ -917,15 +895,13 @@ struct ChainChecks {
     /// has some already (these were a nested walk's, or a deinit run by the release
     /// walked meanwhile) or they grew too large.
     mutating func giveBack(to thread: UnsafeMutablePointer<ThreadState>) {
-        entries.removeAll(keepingCapacity: true)
-        weakHosts.removeAll(keepingCapacity: true)
-        paths.removeAll(keepingCapacity: true)
-        guard thread.pointee.chainCheckLists == nil, entries.capacity <= Lists.keptCapacity else { return }
-        var lists = Lists()
-        swap(&lists.entries, &entries)
-        swap(&lists.paths, &paths)
-        swap(&lists.weakHosts, &weakHosts)
-        thread.pointee.chainCheckLists = lists
+        lists.entries.removeAll(keepingCapacity: true)
+        lists.weakHosts.removeAll(keepingCapacity: true)
+        lists.paths.removeAll(keepingCapacity: true)
+        guard thread.pointee.chainCheckLists == nil, lists.entries.capacity <= Lists.keptCapacity else { return }
+        var kept = Lists()
+        swap(&kept, &lists)
+        thread.pointee.chainCheckLists = kept
     }
 
     /// Adds the check of `node`'s link (`node` must have one); a link that cannot be
@@ -954,15 +930,15 @@ struct ChainChecks {
             }
             // Referenced weakly where a walk up's previous entry leads here and
             // compares the last responder it reads with this host.
-            let last = entries.count - 1
+            let last = lists.entries.count - 1
             var comparedID: ObjectIdentifier?
             var weakHost: Int32 = -1
-            if !checksEveryNode, last >= 0, entries[last].reads, entries[last].successor == node {
-                weakHosts.append(link.hostReference)
+            if !checksEveryNode, last >= 0, lists.entries[last].reads, lists.entries[last].successor == node {
+                lists.weakHosts.append(link.hostReference)
                 comparedID = link.hostID
-                weakHost = Int32(weakHosts.count - 1)
+                weakHost = Int32(lists.weakHosts.count - 1)
             }
-            entries.append(Entry(host: nil, node: node, pathStart: 0, pathCount: 0, successor: nil, comparedID: comparedID, weakHost: weakHost, reads: false))
+            lists.entries.append(Entry(host: nil, node: node, pathStart: 0, pathCount: 0, successor: nil, comparedID: comparedID, weakHost: weakHost, reads: false))
             return
         }
         // Loaded once: the lock is held across every `add`.
@@ -982,16 +958,16 @@ struct ChainChecks {
                 comparedID = successorLink.hostID
                 // Its own entry holds its host when it reads.
                 if !Self.reads(successorLink, onMainThread: onMainThread) {
-                    weakHosts.append(successorLink.hostReference)
-                    weakHost = Int32(weakHosts.count - 1)
+                    lists.weakHosts.append(successorLink.hostReference)
+                    weakHost = Int32(lists.weakHosts.count - 1)
                 }
             }
         }
-        let pathStart = Int32(truncatingIfNeeded: paths.count)
+        let pathStart = Int32(truncatingIfNeeded: lists.paths.count)
         let pathCount = link.readPath.count
         // One by one: `append(contentsOf:)` cost about 50 instructions a call.
-        for step in 0..<pathCount { paths.append(link.readPath[step]) }
-        entries.append(Entry(host: host, node: node, pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount), successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
+        for step in 0..<pathCount { lists.paths.append(link.readPath[step]) }
+        lists.entries.append(Entry(host: host, node: node, pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount), successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
     }
 
     /// True when a walk on this thread reads `link`'s chain, so that its entry holds
@@ -1007,7 +983,7 @@ struct ChainChecks {
     private func compares(_ entry: UnsafePointer<Entry>, with responder: any DominoResponder) -> Bool {
         guard let id = entry.pointee.comparedID, id == ObjectIdentifier(responder) else { return false }
         let weakHost = Int(entry.pointee.weakHost)
-        return weakHost < 0 || weakHosts[weakHost].refers(to: responder, recordedAs: id)
+        return weakHost < 0 || lists.weakHosts[weakHost].refers(to: responder, recordedAs: id)
     }
 
     /// True when every chain, read now, leads where its link does, and no responder
@@ -1025,8 +1001,8 @@ struct ChainChecks {
 
     /// The reads of `hold`.
     private func readsHold(onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        entries.withUnsafeBufferPointer { entries in
-            paths.withUnsafeBufferPointer { paths in
+        lists.entries.withUnsafeBufferPointer { entries in
+            lists.paths.withUnsafeBufferPointer { paths in
                 readsHold(entries, paths: paths, onMainThread: onMainThread, thread: thread)
             }
         }
@@ -1075,7 +1051,7 @@ struct ChainChecks {
                 let following = entry + 1
                 guard following.pointee.node == successor else { return false }
                 if following.pointee.reads {
-                    guard following.pointee.host.map({ $0 === current }) == true else { return false }
+                    guard let endHost = following.pointee.host, endHost === current else { return false }
                 } else if !compares(following, with: current) {
                     return false
                 }

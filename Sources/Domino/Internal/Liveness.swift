@@ -15,3 +15,62 @@ internal import _DominoShims
 func tryRetain(_ object: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
     _domino_try_retain(object)
 }
+
+/// An object held without keeping it alive and without a side table: an `unowned`
+/// reference, which keeps only the object's memory from being freed, plus its
+/// address, which `tryRetain` turns into a strong reference unless the object's
+/// deinit has begun. For native Swift objects only (an Objective-C object's counts
+/// are not the Swift runtime's). A `weak` reference would give the object a side
+/// table, where its reference counts then live, and every retain and release of it,
+/// Domino's and the app's own, would take the runtime's slow path.
+///
+/// A dead object's memory (not its state, which its deinit released) stays
+/// allocated while this reference exists, so no live object can have its address:
+/// identities are compared by address, loading nothing. A holder that needs the
+/// object as an existential keeps an `unowned(unsafe)` copy of it beside this and
+/// reads it only inside `whileAlive` (`WeakResponder`, `WeakActor`); one that
+/// needs an `AnyObject` takes `retained()` (`ObserverReference`).
+struct UnownedReference: @unchecked Sendable {
+    // Never read: holding it is what keeps `address` pointing at the object's
+    // memory, deinitialized or not, so that `tryRetain` on it is always sound.
+    private unowned let keeper: AnyObject
+    private let address: UnsafeMutableRawPointer
+
+    init(_ object: AnyObject) {
+        keeper = object
+        address = Unmanaged.passUnretained(object).toOpaque()
+    }
+
+    /// `body`'s result, run while the object is held alive, or nil once its deinit
+    /// has begun.
+    @inline(__always)
+    func whileAlive<Result>(_ body: () -> Result) -> Result? {
+        guard let retained = tryRetain(address) else { return nil }
+        defer { Unmanaged<AnyObject>.fromOpaque(retained).release() }
+        return body()
+    }
+
+    /// The object with a reference of the caller's to release (the one `tryRetain`
+    /// took), or nil once its deinit has begun.
+    @inline(__always)
+    func retained() -> Unmanaged<AnyObject>? {
+        tryRetain(address).map { Unmanaged<AnyObject>.fromOpaque($0) }
+    }
+
+    /// The object's identity, which outlives it: its memory stays allocated while
+    /// this reference exists. Made from the address, never from a reference, which
+    /// would retain an object whose deinit may have run.
+    var identity: ObjectIdentifier { unsafeBitCast(address, to: ObjectIdentifier.self) }
+
+    /// True once the object's deinit has begun.
+    @inline(__always)
+    var isGone: Bool {
+        whileAlive { () } == nil
+    }
+
+    /// True when this refers to `other` (alive, since the caller holds it).
+    @inline(__always)
+    func refers(to other: AnyObject) -> Bool {
+        address == Unmanaged.passUnretained(other).toOpaque()
+    }
+}

@@ -5,10 +5,10 @@
 /// project measures, retaining and releasing an object with a side table costs
 /// about three times as much as without one, for the observer's own code too, not
 /// only for signals. Where every object is a native Swift object (no Objective-C
-/// runtime), the reference is instead an `unowned` one, which keeps only the
-/// object's memory (not the object) from being freed, plus its address, which
-/// `tryRetain` (see Liveness.swift) turns into a strong reference unless the
-/// object's deinit has begun. With the Objective-C runtime the observer may be an
+/// runtime), the reference is instead an `UnownedReference` (Liveness.swift): an
+/// `unowned` one, which keeps only the object's memory (not the object) from being
+/// freed, plus its address, which `tryRetain` turns into a strong reference unless
+/// the object's deinit has begun. With the Objective-C runtime the observer may be an
 /// Objective-C object, whose reference counts the Swift runtime's `tryRetain` does
 /// not know, so the reference is `weak`.
 ///
@@ -51,38 +51,31 @@ struct ObserverReference: @unchecked Sendable {
 #else
 @usableFromInline
 struct ObserverReference: @unchecked Sendable {
-    // Never read: holding it is what keeps `address` pointing at the object's
-    // (possibly deinitialized) memory, so that `tryRetain` on it is always sound.
-    private unowned let keeper: AnyObject
-    private let address: UnsafeMutableRawPointer
+    private let reference: UnownedReference
 
     init(_ object: AnyObject) {
-        keeper = object
-        address = Unmanaged.passUnretained(object).toOpaque()
+        reference = UnownedReference(object)
     }
 
     /// The observer, retained, or nil once its deinit has begun.
     @usableFromInline
     func load() -> AnyObject? {
-        guard let retained = tryRetain(address) else { return nil }
-        return Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue()
+        reference.retained()?.takeRetainedValue()
     }
 
     /// The observer with a reference of the caller's to release, or nil once its
     /// deinit has begun.
     func retained() -> Unmanaged<AnyObject>? {
-        tryRetain(address).map { Unmanaged<AnyObject>.fromOpaque($0) }
+        reference.retained()
     }
 
-    /// The object's identity, which outlives it: its memory stays allocated while
-    /// this reference exists. Made from the address, never from a reference, which
-    /// would retain an object whose deinit may have run.
-    var identity: ObjectIdentifier { unsafeBitCast(address, to: ObjectIdentifier.self) }
+    /// The object's identity, which outlives it (see `UnownedReference.identity`).
+    var identity: ObjectIdentifier { reference.identity }
 
     /// True when this refers to `other`. A dead observer's memory stays allocated
     /// while this reference exists, so no new object can take its address.
     func refers(to other: AnyObject) -> Bool {
-        address == Unmanaged.passUnretained(other).toOpaque()
+        reference.refers(to: other)
     }
 }
 #endif
