@@ -207,22 +207,86 @@ import DominoTesting
         #expect(recorder.nodes == ["root"])
     }
 
-    @Test func checksOfEveryResponderNodeOffTheMainThreadKeepNoViewAlive() {
-        // A broadcast on another thread checks every responder node's link; it held
-        // every host, and a view whose last reference the main thread dropped
-        // meanwhile lived on, to be released on that thread.
+    @Test func theCensusOfEveryResponderNodeOffTheMainThreadKeepsNoViewAlive() {
+        // A broadcast on another thread checks every responder node's link; its
+        // checks once held every host, and a view whose last reference the main
+        // thread dropped meanwhile lived on, to be released on that thread.
         var view: SimView? = SimView("view")
         let node = view!.dominoNode
         node.refreshResponderChain()
         let weakView = WeakBox(view!)
-        let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(checkingEveryNode: true, thread: ThreadState.current)
-            checks.add(node, onMainThread: false)
-            return checks
-        }
+        let census = graphLock.withExclusive { _ in ChainCensus(onMainThread: false) }
         view = nil
         #expect(weakView.value == nil)
-        withExtendedLifetime(checks) {}
+        withExtendedLifetime(census) {}
+    }
+
+    @Test func theCensusOfEveryResponderNodeOnTheMainThreadKeepsNoViewAlive() {
+        var view: SimView? = SimView("view")
+        let node = view!.dominoNode
+        node.refreshResponderChain()
+        let weakView = WeakBox(view!)
+        let census = graphLock.withExclusive { _ in ChainCensus(onMainThread: true) }
+        view = nil
+        #expect(weakView.value == nil)
+        withExtendedLifetime(census) {}
+    }
+
+    @Test func walksDownWhileNoLinkChangesShareOneCensus() throws {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        let window = screen.window.dominoNode
+        window.broadcast(Ping(value: 0))
+        // Another test making or dropping a responder node meanwhile makes the next
+        // walk take a census again (rightly): tried until two walks in a row took none.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var value = 0
+        var takenByBoth: Int?
+        while ContinuousClock.now < deadline {
+            let before = ThreadState.current.pointee.censusesTaken
+            value += 1
+            window.broadcast(Ping(value: value))
+            value += 1
+            window.broadcast(Ping(value: value))
+            takenByBoth = ThreadState.current.pointee.censusesTaken - before
+            if takenByBoth == 0 { break }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        #expect(takenByBoth == 0)
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
+    }
+
+    @Test func broadcastFollowsAViewMovedAwayAndBackBetweenBroadcasts() {
+        // Each move is found by a broadcast, which links the button anew: the census
+        // taken before the first move must not be taken for the links after the second.
+        let screen = Screen()
+        let other = SimViewController("other")
+        screen.root.addChild(other, into: screen.root.view)
+        let content = screen.content.dominoNode, otherNode = other.dominoNode
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        content.broadcast(Ping(value: 1))                // the button's chain leads to content
+        other.view.addSubview(screen.button)
+        otherNode.broadcast(Ping(value: 2))              // now to other
+        screen.card.addSubview(screen.button)            // back where the first census found it
+        content.broadcast(Ping(value: 3))
+        otherNode.broadcast(Ping(value: 4))
+        #expect(recorder.values(of: Ping.self).map(\.value) == [1, 2, 3])
+        #expect(screen.button.dominoNode.resolvedSuccessor === content)
+    }
+
+    @Test func broadcastLeavesOutAViewWhoseNodeStoppedFollowingItsChain() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        let content = screen.content.dominoNode
+        content.broadcast(Ping(value: 1))
+        screen.button.dominoNode.followsResponderChain = false
+        content.broadcast(Ping(value: 2))
+        screen.button.dominoNode.followsResponderChain = true
+        content.broadcast(Ping(value: 3))
+        #expect(recorder.values(of: Ping.self).map(\.value) == [1, 3])
     }
 
     @Test func theChecksAThreadKeepsBetweenWalksHoldNoResponder() {
@@ -247,7 +311,7 @@ import DominoTesting
         let model = AnyThreadWeakResponder()
         model.next = view
         let modelNode = DominoNode(label: "model", responder: model)
-        let checks = try #require(checksOnceTheyHold(everyNode: false) {
+        let checks = try #require(checksOnceTheyHold {
             modelNode.refreshResponderChain()
             return [modelNode, viewNode]
         })
@@ -259,21 +323,18 @@ import DominoTesting
         #expect(!checks.hold(onMainThread: false, thread: ThreadState.current))
     }
 
-    @Test func checksOfEveryResponderNodeOffTheMainThreadFindALinkToAViewUnchanged() throws {
+    @Test func theCensusOfEveryResponderNodeOffTheMainThreadFindsALinkToAViewUnchanged() throws {
         let view = SimView("view")
         let viewNode = view.dominoNode
         let model = AnyThreadWeakResponder()
         model.next = view
         let modelNode = DominoNode(label: "model", responder: model)
-        // The view's entry first: the model's check compares with a host that no
-        // entry holds.
-        let checks = try #require(checksOnceTheyHold(everyNode: true) {
-            modelNode.refreshResponderChain()
-            return [viewNode, modelNode]
-        })
+        // Off the main thread the view's chain is not read: the model's check
+        // compares with a host that is not loaded.
+        let census = try #require(censusOnceItHolds { modelNode.refreshResponderChain() })
         #expect(modelNode.resolvedSuccessor === viewNode)
         model.next = nil
-        #expect(!checks.hold(onMainThread: false, thread: ThreadState.current))
+        #expect(!census.holds(thread: ThreadState.current))
     }
 
     @Test func deallocatedSuccessorDropsOutOfTheRoute() {
@@ -708,16 +769,30 @@ private final class AnyThreadWeakResponder: DominoResponder, @unchecked Sendable
 /// thread makes checks taken before it fail (the registry changed), rightly: between
 /// the read and the checks, or between the checks and their `hold` (seen once in
 /// session 29, a full run's only failure), so both are taken again then.
-private func checksOnceTheyHold(everyNode: Bool, _ read: () -> [DominoNode]) -> ChainChecks? {
+private func checksOnceTheyHold(_ read: () -> [DominoNode]) -> ChainChecks? {
     let deadline = ContinuousClock.now + .seconds(60)
     while ContinuousClock.now < deadline {
         let nodes = read()
         let checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(checkingEveryNode: everyNode, thread: ThreadState.current)
+            var checks = ChainChecks(thread: ThreadState.current)
             for node in nodes { checks.add(node, onMainThread: false) }
             return checks
         }
         if checks.hold(onMainThread: false, thread: ThreadState.current) { return checks }
+        Thread.sleep(forTimeInterval: 0.001)
+    }
+    return nil
+}
+
+/// The census of every responder node's link, taken as off the main thread after
+/// `refresh`, once it holds (checked off the main thread), or nil when none did
+/// within 60 seconds (see `checksOnceTheyHold`: other tests' responder nodes).
+private func censusOnceItHolds(_ refresh: () -> Void) -> ChainCensus? {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline {
+        refresh()
+        let census = graphLock.withExclusive { _ in ChainCensus(onMainThread: false) }
+        if census.holds(thread: ThreadState.current) { return census }
         Thread.sleep(forTimeInterval: 0.001)
     }
     return nil

@@ -29,6 +29,17 @@ extension Scenarios {
         return build(builders, filter: filter)
     }
 
+    /// Scenarios that change the process for every scenario after them, built only
+    /// when `filter` names them (never in a full run): the counters run each in a
+    /// process of its own.
+    static func isolated(filter: String?) -> [Scenario] {
+        guard let filter else { return [] }
+        let builders: [(String, () -> Scenario)] = [
+            ("responder.broadcast.among1000", { responderBroadcastAmong(others: 1000) }),
+        ]
+        return build(builders.filter { name, _ in filter.hasPrefix(name) }, filter: filter)
+    }
+
     /// A typed event posted on the main thread at the node of a responder `depth`
     /// responders below the only subscriber, each responder with a node and no
     /// mounting: the route is the responder chain, read as the post passes it.
@@ -84,6 +95,34 @@ extension Scenarios {
             deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// One typed event broadcast on the main thread from a leaf responder node with
+    /// one subscriber, whose next responder is a window with a node, beside `others`
+    /// other responder nodes (the window's other views, each with a node and no
+    /// subscriber): what a walk down pays for the responder nodes of the whole
+    /// program, whose chains it reads since any of them could lead into its tree.
+    static func responderBroadcastAmong(others: Int) -> Scenario {
+        let counter = Counter()
+        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
+            let window = ViewResponder(next: nil)
+            let leaf = ViewResponder(next: window)
+            let views = (0..<others).map { _ in ViewResponder(next: window) }
+            let responders = [window, leaf] + views
+            let nodes = responders.map(\.domino)
+            for node in nodes { node.refreshResponderChain() }
+            return (responders, nodes)
+        }
+        nodes[1].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let leaf = nodes[1]
+        return Scenario(
+            name: "responder.broadcast.among\(others)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(leaf.broadcast(Ping(lane: 0))) }
             return iterations
         }
     }

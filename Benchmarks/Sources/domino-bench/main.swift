@@ -91,6 +91,7 @@ let scenarios = Scenarios.all(filter: options.filter)
 // ResponderScenarios.swift.
 let measurements = Harness(plan: plan).measure(scenarios)
     + Harness(plan: plan).measure(Scenarios.responders(filter: options.filter))
+    + Harness(plan: plan).measure(Scenarios.isolated(filter: options.filter))
 let rows = Results.rows(measurements, derived: Scenarios.derived, fits: Scenarios.fits)
 if !rows.isEmpty {
     print(Markdown.results(rows))

@@ -165,6 +165,12 @@ struct WeakResponder: @unchecked Sendable {
     /// The responder, retained, or nil once its deinit has begun.
     var value: (any DominoResponder)? { object }
 
+    /// `body`'s result with the responder, held while it runs; nil once the
+    /// responder's deinit has begun.
+    func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
+        object.map(body)
+    }
+
     /// True when this refers to `responder`, alive. Loads the reference only when
     /// the identities match, and then `responder`, alive, holds it too: this never
     /// releases the last reference to anything.
@@ -177,31 +183,99 @@ struct WeakResponder: @unchecked Sendable {
     func refers(to responder: any DominoResponder) -> Bool {
         object === responder
     }
+
+    /// This reference, to be read where a copy of it would cost (see
+    /// `UnretainedResponder`).
+    var unretained: UnretainedResponder { UnretainedResponder(reference: self) }
+}
+
+/// A `WeakResponder` for a loop that reads many (`ChainCensus`). With the
+/// Objective-C runtime, the weak reference itself.
+struct UnretainedResponder: @unchecked Sendable {
+    fileprivate let reference: WeakResponder
+
+    /// See `WeakResponder.whileAlive(_:)`.
+    func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
+        reference.whileAlive(body)
+    }
+
+    /// See `WeakResponder.refers(to:recordedAs:)`.
+    func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
+        reference.refers(to: responder, recordedAs: id)
+    }
 }
 #else
 struct WeakResponder: @unchecked Sendable {
-    private let reference: UnownedReference
-    // Read only while `reference` holds the responder alive: the copy is then a
-    // plain retain.
-    private unowned(unsafe) let object: any DominoResponder
+    // Never read: holding it keeps the responder's memory allocated, so that
+    // `unretained`'s address stays valid (see `UnownedReference`, which this is with
+    // the existential beside the address).
+    private unowned let keeper: AnyObject
+    /// This reference as trivial words, to be read where a copy of the reference
+    /// would cost, or would retain the responder under the lock (see
+    /// `UnretainedResponder`). Stored, not made when asked: making one copies the
+    /// existential, a retain and a release of the responder, which a debug build
+    /// does even where an optimized one does not, and a release under the lock
+    /// may be a responder's last (a deadlock seen in ResponderBroadcastRaceTests).
+    let unretained: UnretainedResponder
 
     init(_ value: any DominoResponder) {
-        reference = UnownedReference(value)
-        object = value
+        keeper = value
+        unretained = UnretainedResponder(address: Unmanaged.passUnretained(value as AnyObject).toOpaque(), object: value)
     }
 
     /// The responder, retained, or nil once its deinit has begun.
-    var value: (any DominoResponder)? { reference.whileAlive { object } }
+    var value: (any DominoResponder)? { unretained.whileAlive { $0 } }
+
+    /// `body`'s result with the responder, held while it runs (by the reference
+    /// `tryRetain` took: no copy of the existential); nil once the responder's
+    /// deinit has begun.
+    @inline(__always)
+    func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
+        unretained.whileAlive(body)
+    }
 
     /// True when this refers to `responder`, alive: `id` is this reference's own
     /// identity, as recorded, so the address alone decides (see `UnownedReference`).
     func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
-        reference.refers(to: responder)
+        unretained.refers(to: responder, recordedAs: id)
     }
 
     /// True when this refers to `responder` (alive, since the caller holds it).
     func refers(to responder: any DominoResponder) -> Bool {
-        reference.refers(to: responder)
+        unretained.refers(to: responder, recordedAs: ObjectIdentifier(responder))
+    }
+}
+
+/// A `WeakResponder` for a loop that reads many (`ChainCensus`): its address and
+/// an `unowned(unsafe)` copy of the existential, trivial words that a loop reads
+/// without copying a reference (a `WeakResponder` read from an array was copied,
+/// an unowned retain and release each, about 72 instructions). Valid only while a
+/// `WeakResponder` to the same responder exists, which keeps its memory.
+struct UnretainedResponder: @unchecked Sendable {
+    private let address: UnsafeMutableRawPointer
+    // Read only while `tryRetain` holds the responder alive.
+    private unowned(unsafe) let object: any DominoResponder
+
+    /// Made by a `WeakResponder` from a responder the caller holds.
+    fileprivate init(address: UnsafeMutableRawPointer, object: any DominoResponder) {
+        self.address = address
+        self.object = object
+    }
+
+    /// `body`'s result with the responder, held while it runs; nil once its deinit
+    /// has begun.
+    @inline(__always)
+    func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
+        guard let retained = tryRetain(address) else { return nil }
+        defer { Unmanaged<AnyObject>.fromOpaque(retained).release() }
+        return body(object)
+    }
+
+    /// True when this refers to `responder`, alive: by address (see
+    /// `WeakResponder.refers(to:recordedAs:)`).
+    @inline(__always)
+    func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
+        address == Unmanaged.passUnretained(responder as AnyObject).toOpaque()
     }
 }
 #endif
@@ -227,6 +301,49 @@ enum ResponderRegistry {
     static var membership: Int {
         get { Int(bitPattern: GraphLock.responderMembership) }
         set { GraphLock.responderMembership = UInt(bitPattern: newValue) }
+    }
+    /// Bumped under the exclusive lock whenever anything a `ChainCensus` copies of a
+    /// link changes (its successor, its read path, whether it was read or follows its
+    /// chain) or a responder node is registered or unregistered: a census is valid
+    /// while it stays.
+    @exclusivity(unchecked) nonisolated(unsafe) static var linksWritten = 0
+    /// The census of walks down on the main thread, and of walks elsewhere, as last
+    /// taken; replaced under the exclusive lock once `linksWritten` moved past it.
+    @exclusivity(unchecked) nonisolated(unsafe) static var mainThreadCensus: ChainCensus?
+    @exclusivity(unchecked) nonisolated(unsafe) static var otherThreadCensus: ChainCensus?
+
+    /// The census a walk on the main thread or elsewhere may use, retained (to be
+    /// released outside the lock); nil when there is none for the links as they
+    /// are. Lock held.
+    static func census(onMainThread: Bool) -> ChainCensus? {
+        let census = onMainThread ? mainThreadCensus : otherThreadCensus
+        guard let census, census.linksWritten == linksWritten else { return nil }
+        return census
+    }
+
+    /// A census of the links as they are for walks on the main thread or elsewhere,
+    /// taken now unless a walk took it meanwhile, and kept for the walks after it.
+    /// Takes the exclusive lock; what it replaces is released outside it.
+    static func takeCensus(onMainThread: Bool) -> ChainCensus {
+        graphLock.withExclusive { graveyard in
+            if let census = census(onMainThread: onMainThread) { return census }
+            ThreadState.current.pointee.censusesTaken &+= 1
+            let census = ChainCensus(onMainThread: onMainThread)
+            let replaced = onMainThread ? mainThreadCensus : otherThreadCensus
+            if let replaced { graveyard.add(replaced) }
+            if onMainThread { mainThreadCensus = census } else { otherThreadCensus = census }
+            return census
+        }
+    }
+
+    /// Drops both censuses, into `graveyard` (released outside the lock), when a
+    /// responder node goes: an unowned reference to its host keeps the host's memory.
+    /// Exclusive lock held.
+    static func dropCensuses(_ graveyard: inout Graveyard) {
+        if let census = mainThreadCensus { graveyard.add(census) }
+        if let census = otherThreadCensus { graveyard.add(census) }
+        mainThreadCensus = nil
+        otherThreadCensus = nil
     }
 }
 
@@ -312,6 +429,7 @@ extension DominoNode {
         graphLock.publishRespondersExist()
         ResponderRegistry.registrations += 1
         ResponderRegistry.membership &+= 1
+        ResponderRegistry.linksWritten &+= 1
         link.registration = ResponderRegistry.registrations
         // Chains read before may pass through this responder, leading past its node.
         ResponderRegistry.generation &+= 1
@@ -329,6 +447,8 @@ extension DominoNode {
         link.followers.removeAll(&graveyard)
         ResponderRegistry.generation &+= 1
         ResponderRegistry.membership &+= 1
+        ResponderRegistry.linksWritten &+= 1
+        ResponderRegistry.dropCensuses(&graveyard)
     }
 
     /// The node the responder chain leads to from here, as last resolved.
@@ -358,7 +478,10 @@ extension DominoNode {
         get { graphLock.withShared { responderLink?.followsChain ?? false } }
         set {
             guard let link = responderLink else { return }
-            graphLock.withExclusive { _ in link.followsChain = newValue }
+            graphLock.withExclusive { _ in
+                link.followsChain = newValue
+                ResponderRegistry.linksWritten &+= 1
+            }
             if newValue {
                 refreshResponderChain()
             } else {
@@ -431,24 +554,16 @@ extension DominoNode {
     }
 
     /// True when every responder node's chain, read now, leads where its link does
-    /// (see `ChainChecks`), so that `refreshEveryResponderChain` has nothing to
-    /// install. Measured (callgrind, `responder.broadcast.tree111`): 2,438
-    /// instructions a node resolving every link, 1,122 checking them (661 for the
-    /// whole broadcast since session 34).
+    /// (see `ChainCensus`), so that `refreshEveryResponderChain` has nothing to
+    /// install. Measured (callgrind): a broadcast from a leaf responder node beside
+    /// 1,000 others 426,796 instructions taking each link's checks under the lock at
+    /// every walk (`ChainChecks`), NNN with the census kept between walks.
     private static func everyResponderChainHolds() -> Bool {
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
-        // Given back outside the lock: it may hold the last reference to a responder.
-        var checks = graphLock.withShared { () -> ChainChecks in
-            var checks = ChainChecks(capacity: ResponderRegistry.nodes.count, checkingEveryNode: true, thread: thread)
-            for link in ResponderRegistry.nodes.values {
-                link.withNode { checks.add($0, onMainThread: onMainThread) }
-            }
-            return checks
-        }
-        let holds = checks.hold(onMainThread: onMainThread, thread: thread)
-        checks.giveBack(to: thread)
-        return holds
+        let census = graphLock.withShared { ResponderRegistry.census(onMainThread: onMainThread) }
+            ?? ResponderRegistry.takeCensus(onMainThread: onMainThread)
+        return census.holds(thread: thread)
     }
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so
@@ -768,6 +883,7 @@ extension DominoNode {
                 graphLock.withExclusive { _ in
                     link.wasRead = true
                     if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
+                    ResponderRegistry.linksWritten &+= 1
                 }
             }
             return (generation, false, successorUnread)
@@ -779,6 +895,7 @@ extension DominoNode {
             link.wasRead = true
             if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
             ResponderRegistry.generation &+= 1
+            ResponderRegistry.linksWritten &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
             link.successor = nil
             guard link.followsChain, let successor, let successorLink = successor.responderLink, successor !== self else {
@@ -832,10 +949,8 @@ struct ChainChecks {
         /// The node the link leads to; its host is then the last of `path`.
         let successor: NodeLink?
         /// The identity of a host a check compares a responder with, and where its
-        /// weak reference is in `weakHosts` (-1: none, the host held by an entry
-        /// that reads). For a walk up, set on an entry that does not read, whose
-        /// host the previous entry's check compares with; for the checks of every
-        /// node, on an entry that reads and leads to a successor.
+        /// weak reference is in `weakHosts` (-1: none): set on an entry that does
+        /// not read, whose host the previous entry's check compares with.
         let comparedID: ObjectIdentifier?
         let weakHost: Int32
         /// False when the link is left as it is (a node that does not follow its
@@ -871,22 +986,15 @@ struct ChainChecks {
     /// have got its node meanwhile (made by the read itself, or on another thread),
     /// and a path through it then leads past that node.
     private var membership: Int?
-    /// True for the checks of every responder node (`refreshEveryResponderChain`),
-    /// added in any order: each entry that reads compares the last responder read
-    /// with its successor's host, which is held by the successor's own entry when
-    /// that reads (every registered node has an entry), else referenced weakly.
-    /// False for a walk up, which finds the successor's host in the next entry.
-    private let checksEveryNode: Bool
 
     /// Checks in the lists `thread` kept from its last walk, or in new ones (a
-    /// nested walk's, or the thread's first), with room for `capacity` entries;
-    /// see `checksEveryNode`. To be given back with `giveBack(to:)`, outside the
+    /// nested walk's, or the thread's first), with room for `capacity` entries.
+    /// To be given back with `giveBack(to:)`, outside the
     /// lock.
-    init(capacity: Int = 16, checkingEveryNode: Bool = false, thread: UnsafeMutablePointer<ThreadState>) {
+    init(capacity: Int = 16, thread: UnsafeMutablePointer<ThreadState>) {
         // Taken, not copied: a copy left the lists shared, and the first append
         // copied them.
         lists = thread.pointee.chainCheckLists.take() ?? Lists()
-        checksEveryNode = checkingEveryNode
         lists.entries.reserveCapacity(capacity)
     }
 
@@ -933,7 +1041,7 @@ struct ChainChecks {
             let last = lists.entries.count - 1
             var comparedID: ObjectIdentifier?
             var weakHost: Int32 = -1
-            if !checksEveryNode, last >= 0, lists.entries[last].reads, lists.entries[last].successor == node {
+            if last >= 0, lists.entries[last].reads, lists.entries[last].successor == node {
                 lists.weakHosts.append(link.hostReference)
                 comparedID = link.hostID
                 weakHost = Int32(lists.weakHosts.count - 1)
@@ -950,24 +1058,11 @@ struct ChainChecks {
             return
         }
         let successor = link.successor
-        var comparedID: ObjectIdentifier?
-        var weakHost: Int32 = -1
-        if checksEveryNode, let successor {
-            successor.withNode { successor in
-                guard let successorLink = successor.responderLink else { return }
-                comparedID = successorLink.hostID
-                // Its own entry holds its host when it reads.
-                if !Self.reads(successorLink, onMainThread: onMainThread) {
-                    lists.weakHosts.append(successorLink.hostReference)
-                    weakHost = Int32(lists.weakHosts.count - 1)
-                }
-            }
-        }
         let pathStart = Int32(truncatingIfNeeded: lists.paths.count)
         let pathCount = link.readPath.count
         // One by one: `append(contentsOf:)` cost about 50 instructions a call.
         for step in 0..<pathCount { lists.paths.append(link.readPath[step]) }
-        lists.entries.append(Entry(host: host, node: node, pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount), successor: successor, comparedID: comparedID, weakHost: weakHost, reads: true))
+        lists.entries.append(Entry(host: host, node: node, pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount), successor: successor, comparedID: nil, weakHost: -1, reads: true))
     }
 
     /// True when a walk on this thread reads `link`'s chain, so that its entry holds
@@ -1038,10 +1133,6 @@ struct ChainChecks {
                 current = next
             }
             if let successor = entry.pointee.successor {
-                if checksEveryNode {
-                    if !compares(entry, with: current) { return false }
-                    continue
-                }
                 // The successor is on the route too, next (the walk visits a node's
                 // successor first): its host held by its own entry when that reads
                 // (a second load of it cost a retain and a release a node), else

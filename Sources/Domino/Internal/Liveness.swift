@@ -28,7 +28,8 @@ func tryRetain(_ object: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
 /// allocated while this reference exists, so no live object can have its address:
 /// identities are compared by address, loading nothing. A holder that needs the
 /// object as an existential keeps an `unowned(unsafe)` copy of it beside this and
-/// reads it only inside `whileAlive` (`WeakResponder`, `WeakActor`); one that
+/// reads it only inside `whileAlive` (`WeakActor`; `WeakResponder` keeps the same
+/// words in a form that a loop reads without copying, `UnretainedResponder`); one that
 /// needs an `AnyObject` takes `retained()` (`ObserverReference`).
 struct UnownedReference: @unchecked Sendable {
     // Never read: holding it is what keeps `address` pointing at the object's

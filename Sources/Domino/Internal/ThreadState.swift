@@ -44,6 +44,10 @@ struct ThreadState {
     /// each responder read): what tests count to show that a walk along links that
     /// did not change only checks them (see `ChainChecks`).
     var responderResolutions: Int = 0
+    /// How many times a walk down on this thread took a census of every responder
+    /// node's link (see `ChainCensus`): what tests count to show that walks while
+    /// no link changes share one.
+    var censusesTaken: Int = 0
     /// The lists of a walk's `ChainChecks`, kept between walks through responder
     /// nodes, so that they allocate nothing in steady state; nil while a walk on this
     /// thread uses them.
