@@ -478,8 +478,9 @@ signal.fire.1.mainactor  2000   12000  1     260           0            1       
 raise.depth10            200    1200   11    2071          0            0        1
 broadcast.tree1111       20     120    1111  147008        0            0        1
 broadcast.tree1111.intercepted  10  60  1111  351026        0            2        6
-responder.post.depth10   20     120    1     6160          0            45       49
-responder.broadcast.tree111  10  60    111   75555         0            447      452
+responder.post.depth10   20     120    1     6006          0            44       48
+responder.broadcast.tree111  10  60    111   49392         0            336      337
+responder.broadcast.among1000  10  60   1000  206752        0            3008     3009
 TABLE
 )
 
