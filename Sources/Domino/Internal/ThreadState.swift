@@ -44,10 +44,6 @@ struct ThreadState {
     /// each responder read): what tests count to show that a walk along links that
     /// did not change only checks them (see `ChainChecks`).
     var responderResolutions: Int = 0
-    /// How many times a walk down on this thread took a census of every responder
-    /// node's link (see `ChainCensus`): what tests count to show that walks while
-    /// no link changes share one.
-    var censusesTaken: Int = 0
     /// The lists of a walk's `ChainChecks`, kept between walks through responder
     /// nodes, so that they allocate nothing in steady state; nil while a walk on this
     /// thread uses them.
@@ -75,6 +71,11 @@ struct ThreadState {
     /// one too; a plan ended while both are full frees its memory.
     var spareStages = ScratchList<Stage>()
     var spareStagesNested = ScratchList<Stage>()
+    /// How many times a walk down on this thread took a census of every responder
+    /// node's link (see `ChainCensus`): what tests count to show that walks while
+    /// no link changes share one. Last, so that adding it moved no field a post
+    /// reads.
+    var censusesTaken: Int = 0
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
