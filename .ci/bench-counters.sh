@@ -492,6 +492,7 @@ broadcast.tree1111.intercepted  10  60  1111  351026        0            2      
 responder.post.depth10   20     120    1     6006          0            44       48
 responder.broadcast.tree111  10  60    111   49392         0            336      337
 responder.broadcast.among1000  10  60   1000  206752        0            3008     3009
+responder.broadcast.moved.among1000  10  30  1000  486096  99  9999  9999
 TABLE
 )
 

@@ -276,6 +276,44 @@ import DominoTesting
         #expect(screen.button.dominoNode.resolvedSuccessor === content)
     }
 
+    @Test func aBroadcastAfterAViewMovedResolvesTheLinksAroundItNotEveryLink() {
+        let screen = Screen()
+        let other = SimViewController("other")
+        screen.root.addChild(other, into: screen.root.view)
+        let bystanders = (0..<50).map { index in
+            let view = SimView("bystander \(index)")
+            screen.card.addSubview(view)
+            return view
+        }
+        for view in bystanders { _ = view.dominoNode }
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        let content = screen.content.dominoNode, otherNode = other.dominoNode
+        content.broadcast(Ping(value: 0))
+        // Another test making or dropping a responder node meanwhile makes a walk
+        // resolve every link (rightly): tried until a move was resolved alone.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var value = 0
+        var fewest = Int.max
+        while ContinuousClock.now < deadline {
+            other.view.addSubview(screen.button)
+            let before = ThreadState.current.pointee.responderResolutions
+            value += 1
+            otherNode.broadcast(Ping(value: value))
+            fewest = min(fewest, ThreadState.current.pointee.responderResolutions - before)
+            screen.card.addSubview(screen.button)
+            value += 1
+            content.broadcast(Ping(value: value))
+            if fewest < bystanders.count { break }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        // The button's link, and the chain above where it leads now; none of the 50
+        // bystanders' links, whose chains did not change.
+        #expect(fewest < bystanders.count)
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
+        withExtendedLifetime(bystanders) {}
+    }
+
     @Test func broadcastLeavesOutAViewWhoseNodeStoppedFollowingItsChain() {
         let screen = Screen()
         let recorder = EventRecorder()

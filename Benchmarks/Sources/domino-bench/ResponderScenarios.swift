@@ -5,6 +5,19 @@ import Domino
 // after the other scenarios, since making a responder node switches the responder
 // registry on for the rest of the process, which changes how every walk collects.
 
+/// A main-actor responder whose next responder changes, as a view moved to another
+/// superview.
+@MainActor final class MovableResponder: DominoResponder {
+    var next: ViewResponder
+    lazy var domino = DominoNode(label: "moving view", responder: self)
+
+    init(next: ViewResponder) {
+        self.next = next
+    }
+
+    var nextDominoResponder: (any DominoResponder)? { next }
+}
+
 /// A main-actor responder, as `UIView` and `UIViewController` are: its chain is read
 /// on the main thread only (the default), and the harness posts there.
 @MainActor final class ViewResponder: DominoResponder {
@@ -36,6 +49,7 @@ extension Scenarios {
         guard let filter else { return [] }
         let builders: [(String, () -> Scenario)] = [
             ("responder.broadcast.among1000", { responderBroadcastAmong(others: 1000) }),
+            ("responder.broadcast.moved.among1000", { responderBroadcastAfterAMove(others: 1000) }),
         ]
         return build(builders.filter { name, _ in filter.hasPrefix(name) }, filter: filter)
     }
@@ -123,6 +137,43 @@ extension Scenarios {
             deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(leaf.broadcast(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// A leaf responder node with one subscriber moved between two panels of a
+    /// window (each with a node) before each broadcast from the panel it moved to,
+    /// beside `others` other responder nodes under the window: what a walk down pays
+    /// after the app moved a view (the moved view's link found changed and resolved
+    /// again, and the census of every link taken anew).
+    static func responderBroadcastAfterAMove(others: Int) -> Scenario {
+        let counter = Counter()
+        let (responders, nodes, leaf) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode], MovableResponder) in
+            let window = ViewResponder(next: nil)
+            let panels = [ViewResponder(next: window), ViewResponder(next: window)]
+            let leaf = MovableResponder(next: panels[0])
+            let views = (0..<others).map { _ in ViewResponder(next: window) }
+            let responders = [window] + panels + views
+            let nodes = responders.map(\.domino) + [leaf.domino]
+            for node in nodes { node.refreshResponderChain() }
+            return (responders, nodes, leaf)
+        }
+        nodes[nodes.count - 1].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let panels = [responders[1], responders[2]]
+        let panelNodes = [nodes[1], nodes[2]]
+        return Scenario(
+            name: "responder.broadcast.moved.among\(others)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes + [leaf]
+        ) { iterations in
+            MainActor.assumeIsolated {
+                var place = leaf.next === panels[0] ? 0 : 1
+                for _ in 0..<iterations {
+                    place = 1 - place
+                    leaf.next = panels[place]
+                    blackhole(panelNodes[place].broadcast(Ping(lane: 0)))
+                }
+            }
             return iterations
         }
     }

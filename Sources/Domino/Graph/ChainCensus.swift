@@ -1,5 +1,5 @@
 /// What a walk down checks of every responder node's link (see
-/// `DominoNode.everyResponderChainHolds`), taken once and kept between walks while no
+/// `DominoNode.refreshEveryResponderChain`), taken once and kept between walks while no
 /// link changes.
 ///
 /// A walk down reads every responder node's chain in the program, since a node's
@@ -13,6 +13,10 @@
 /// shared by every walk after it: a walk retains it under its stripe and reads the
 /// chains outside the lock, as `ChainChecks.hold` does.
 ///
+/// A walk whose census finds some chains changed resolves only their links (a view
+/// moved: its own), not every link; one whose census cannot tell (a responder node
+/// made or dropped since it was taken) resolves every link, as all walks did before.
+///
 /// Immutable once published (made and stored under the exclusive lock), so readers
 /// read it without a lock. It holds each host without keeping it alive
 /// (`WeakResponder`): a host is loaded only while its chain is read, and a host that
@@ -21,6 +25,8 @@
 /// reference keeps, is not held past the next walk's census).
 final class ChainCensus: @unchecked Sendable {
     struct Entry {
+        /// The link's node: registered while this census is the current one.
+        let node: NodeLink
         /// The host, which `keepers` holds a reference to.
         let host: UnretainedResponder
         /// The successor's host, which `keepers` holds a reference to; nil when the
@@ -37,8 +43,9 @@ final class ChainCensus: @unchecked Sendable {
     /// that follow their chain, on the main thread all of them, elsewhere those not
     /// read on the main thread only.
     private let entries: [Entry]
-    /// The hosts of the entries and of their successors, referenced without keeping
-    /// them alive: what keeps the entries' references valid. Never read.
+    /// The host of every registered node (each entry's and each successor's among
+    /// them), referenced without keeping it alive: what keeps the entries'
+    /// references valid. Never read.
     private let keepers: [WeakResponder]
     /// The responders each link's last resolution read, one after the other.
     private let paths: [ObjectIdentifier]
@@ -65,11 +72,16 @@ final class ChainCensus: @unchecked Sendable {
         var keepers: [WeakResponder] = []
         var paths: [ObjectIdentifier] = []
         entries.reserveCapacity(ResponderRegistry.nodes.count)
-        keepers.reserveCapacity(2 * ResponderRegistry.nodes.count)
+        keepers.reserveCapacity(ResponderRegistry.nodes.count)
         var checkable = true
         for nodeLink in ResponderRegistry.nodes.values where checkable {
-            nodeLink.withNode { node in
-                guard let link = node.responderLink else { return }
+            // Links borrowed from their nodes, as in `ChainChecks.add` (bound as
+            // references, each was retained and released).
+            let found = nodeLink.withNode { $0.responderLink.map(Unmanaged.passUnretained) }
+            found?._withUnsafeGuaranteedRef { link in
+                // Every registered host, so that every successor's host is kept too
+                // (a successor is a registered node): one reference a node.
+                keepers.append(link.hostReference)
                 guard link.followsChain, !(link.readsOnMainThreadOnly && !onMainThread) else {
                     // Walks leave such a link as it is; one never read is resolved.
                     if !link.wasRead { checkable = false }
@@ -82,20 +94,22 @@ final class ChainCensus: @unchecked Sendable {
                 var successor: UnretainedResponder?
                 var successorID = link.hostID
                 if let successorNode = link.successor {
-                    guard let successorLink = successorNode.withNode({ $0.responderLink }) else {
+                    guard let successorLink = successorNode.withNode({ $0.responderLink.map(Unmanaged.passUnretained) }) else {
                         checkable = false
                         return
                     }
-                    successor = successorLink.hostReference.unretained
-                    successorID = successorLink.hostID
-                    keepers.append(successorLink.hostReference)
+                    successorLink._withUnsafeGuaranteedRef {
+                        successor = $0.hostReference.unretained
+                        successorID = $0.hostID
+                    }
                 }
-                keepers.append(link.hostReference)
                 let pathStart = Int32(truncatingIfNeeded: paths.count)
-                paths.append(contentsOf: link.readPath)
+                let pathCount = link.readPath.count
+                // One by one: `append(contentsOf:)` cost about 50 instructions a call.
+                for step in 0..<pathCount { paths.append(link.readPath[step]) }
                 entries.append(Entry(
-                    host: link.hostReference.unretained, successor: successor, successorID: successorID,
-                    pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: link.readPath.count)))
+                    node: nodeLink, host: link.hostReference.unretained, successor: successor, successorID: successorID,
+                    pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount)))
             }
         }
         self.checkable = checkable
@@ -104,25 +118,44 @@ final class ChainCensus: @unchecked Sendable {
         self.paths = checkable ? paths : []
     }
 
-    /// True when every chain, read now, passes the responders its link's last
-    /// resolution read and leads to the host of its successor (or nowhere), and no
-    /// responder node was made or dropped since this was taken. Outside the lock: it
-    /// calls `nextDominoResponder`.
-    func holds(thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        guard checkable else { return false }
-        let read = entries.withUnsafeBufferPointer { entries in
+    /// What `check(thread:stale:)` found.
+    enum Check {
+        /// Every chain, read now, passes the responders its link's last resolution
+        /// read and leads to the host of its successor (or nowhere).
+        case holds
+        /// Every chain but those of the nodes listed holds: only their links need
+        /// resolving again.
+        case stale
+        /// The census could not tell (a link it could not check, or a responder node
+        /// made or dropped since it was taken): every link needs resolving again.
+        case unknown
+    }
+
+    /// Reads every chain and compares it with its link; appends to `stale` the nodes
+    /// whose chains do not hold. Outside the lock: it calls `nextDominoResponder`.
+    func check(thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]) -> Check {
+        guard checkable else { return .unknown }
+        entries.withUnsafeBufferPointer { entries in
             paths.withUnsafeBufferPointer { paths in
-                readsHold(entries, paths: paths, thread: thread)
+                readsHold(entries, paths: paths, thread: thread, stale: &stale)
             }
         }
-        // Loaded without a lock: see `ChainChecks.hold`.
-        return read && ResponderRegistry.membership == membership
+        // Loaded without a lock: see `ChainChecks.hold`. A node made during the
+        // reads may be passed by a chain read as holding.
+        guard ResponderRegistry.membership == membership else { return .unknown }
+        return stale.isEmpty ? .holds : .stale
+    }
+
+    /// True when `check(thread:stale:)` finds every chain holding (for tests).
+    func holds(thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        var stale: [NodeLink] = []
+        return check(thread: thread, stale: &stale) == .holds
     }
 
     private func readsHold(
         _ entries: UnsafeBufferPointer<Entry>, paths: UnsafeBufferPointer<ObjectIdentifier>,
-        thread: UnsafeMutablePointer<ThreadState>
-    ) -> Bool {
+        thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]
+    ) {
         let onMainThread = onMainThread
         for entry in entries {
             let holds = entry.host.whileAlive { host -> Bool in
@@ -150,8 +183,8 @@ final class ChainCensus: @unchecked Sendable {
                 thread.pointee.responderReads &+= 1
                 return current.nextResponderAssumingReadable() == nil
             }
-            guard holds == true else { return false }
+            // A host gone: its link is resolved again too (to nowhere).
+            if holds != true { stale.append(entry.node) }
         }
-        return true
     }
 }
