@@ -11,10 +11,17 @@ private final class ClosingScreen {
 }
 
 /// A responder whose chain any thread may read, whose deinit posts from its node,
-/// and whose next read of its chain first runs `onRead`.
+/// and whose next read of its chain first runs `onRead`. `onRead` is guarded by a
+/// lock: once the responder has a node, any test's walk down reads its chain, on any
+/// thread.
 private final class ClosingResponder: DominoResponder, @unchecked Sendable {
     let next: (any DominoResponder)?
-    var onRead: (() -> Void)?
+    private let lock = NSLock()
+    private var storedOnRead: (() -> Void)?
+    var onRead: (() -> Void)? {
+        get { lock.withLock { storedOnRead } }
+        set { lock.withLock { storedOnRead = newValue } }
+    }
     private(set) lazy var domino = DominoNode(label: "closing responder", responder: self)
 
     init(next: (any DominoResponder)?) {
@@ -22,8 +29,11 @@ private final class ClosingResponder: DominoResponder, @unchecked Sendable {
     }
 
     nonisolated var nextDominoResponder: (any DominoResponder)? {
-        let read = onRead
-        onRead = nil
+        let read = lock.withLock {
+            let read = storedOnRead
+            storedOnRead = nil
+            return read
+        }
         read?()
         return next
     }

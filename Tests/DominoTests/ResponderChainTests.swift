@@ -795,8 +795,16 @@ private final class AnyThreadResponder: DominoResponder, Sendable {
 }
 
 /// A responder whose chain any thread may read, leading to `next` (held weakly).
+/// `next` is guarded by a lock: once the responder has a node, any other test's walk
+/// down reads its chain, on any thread (a write without it was a data race that the
+/// thread sanitizer reported, with a stress test's broadcast reading it).
 private final class AnyThreadWeakResponder: DominoResponder, @unchecked Sendable {
-    nonisolated(unsafe) weak var next: (any DominoResponder)?
+    private let lock = NSLock()
+    private weak var storedNext: (any DominoResponder)?
+    var next: (any DominoResponder)? {
+        get { lock.withLock { storedNext } }
+        set { lock.withLock { storedNext = newValue } }
+    }
     nonisolated var nextDominoResponder: (any DominoResponder)? { next }
     nonisolated static var readsChainOnMainThreadOnly: Bool { false }
 }
