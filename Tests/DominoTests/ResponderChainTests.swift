@@ -23,6 +23,15 @@ import DominoTesting
     }
 }
 
+/// A screen with a second controller under `root`, beside the panel, to move the
+/// button to.
+@MainActor private func screenWithAnotherController() -> (Screen, SimViewController) {
+    let screen = Screen()
+    let other = SimViewController("other")
+    screen.root.addChild(other, into: screen.root.view)
+    return (screen, other)
+}
+
 // The simulated tree is main-actor state, as UIKit's is: these tests run there.
 @Suite("Responder chain", .checksLeaks)
 @MainActor struct ResponderChainTests {
@@ -83,9 +92,7 @@ import DominoTesting
     }
 
     @Test func routeFollowsTheChainAsItIsWhenPosting() {
-        let screen = Screen()
-        let other = SimViewController("other")
-        screen.root.addChild(other, into: screen.root.view)
+        let (screen, other) = screenWithAnotherController()
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screen.content.dominoNode)
         recorder.record(Ping.self, at: other.dominoNode)
@@ -99,9 +106,7 @@ import DominoTesting
     @Test func postFromAnotherThreadFollowsTheLinksLastReadOnTheMainThread() {
         // Synchronous, holding the main actor throughout: a walk down on the main
         // thread in another test reads every chain, this one's too.
-        let screen = Screen()
-        let other = SimViewController("other")
-        screen.root.addChild(other, into: screen.root.view)
+        let (screen, other) = screenWithAnotherController()
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screen.content.dominoNode)
         recorder.record(Ping.self, at: other.dominoNode)
@@ -171,9 +176,7 @@ import DominoTesting
     }
 
     @Test func refreshingAMovedViewThenTheViewsBelowItFromTheTopDownGivesThemTheNewRoute() {
-        let screen = Screen()
-        let other = SimViewController("other")
-        screen.root.addChild(other, into: screen.root.view)
+        let (screen, other) = screenWithAnotherController()
         for responder in [screen.window, screen.root, other] as [SimResponder] { _ = responder.dominoNode }
         for view in [screen.card, screen.button] { view.dominoNode.refreshResponderChain() }
         other.view.addSubview(screen.card)                   // what didMoveToSuperview reports
@@ -260,9 +263,7 @@ import DominoTesting
     @Test func broadcastFollowsAViewMovedAwayAndBackBetweenBroadcasts() {
         // Each move is found by a broadcast, which links the button anew: the census
         // taken before the first move must not be taken for the links after the second.
-        let screen = Screen()
-        let other = SimViewController("other")
-        screen.root.addChild(other, into: screen.root.view)
+        let (screen, other) = screenWithAnotherController()
         let content = screen.content.dominoNode, otherNode = other.dominoNode
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screen.button.dominoNode)
@@ -277,9 +278,7 @@ import DominoTesting
     }
 
     @Test func aBroadcastAfterAViewMovedResolvesTheLinksAroundItNotEveryLink() {
-        let screen = Screen()
-        let other = SimViewController("other")
-        screen.root.addChild(other, into: screen.root.view)
+        let (screen, other) = screenWithAnotherController()
         let bystanders = (0..<50).map { index in
             let view = SimView("bystander \(index)")
             screen.card.addSubview(view)
@@ -570,9 +569,7 @@ import DominoTesting
     }
 
     @Test func broadcastFollowsAViewMovedSinceItLastPosted() {
-        let screen = Screen()
-        let other = SimViewController("other")
-        screen.root.addChild(other, into: screen.root.view)
+        let (screen, other) = screenWithAnotherController()
         let content = screen.content.dominoNode, otherNode = other.dominoNode
         let recorder = EventRecorder()
         recorder.record(Ping.self, at: screen.button.dominoNode)

@@ -1007,8 +1007,7 @@ struct ChainChecks {
 
     /// Checks in the lists `thread` kept from its last walk, or in new ones (a
     /// nested walk's, or the thread's first), with room for `capacity` entries.
-    /// To be given back with `giveBack(to:)`, outside the
-    /// lock.
+    /// To be given back with `giveBack(to:)`, outside the lock.
     init(capacity: Int = 16, thread: UnsafeMutablePointer<ThreadState>) {
         // Taken, not copied: a copy left the lists shared, and the first append
         // copied them.
