@@ -146,12 +146,6 @@ final class ChainCensus: @unchecked Sendable {
         return stale.isEmpty ? .holds : .stale
     }
 
-    /// True when `check(thread:stale:)` finds every chain holding (for tests).
-    func holds(thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        var stale: [NodeLink] = []
-        return check(thread: thread, stale: &stale) == .holds
-    }
-
     private func readsHold(
         _ entries: UnsafeBufferPointer<Entry>, paths: UnsafeBufferPointer<ObjectIdentifier>,
         thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]

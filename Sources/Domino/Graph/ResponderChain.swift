@@ -165,11 +165,6 @@ struct WeakResponder: @unchecked Sendable {
     /// The responder, retained, or nil once its deinit has begun.
     var value: (any DominoResponder)? { object }
 
-    /// `body`'s result with the responder, held while it runs; nil once the
-    /// responder's deinit has begun.
-    func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
-        object.map(body)
-    }
 
     /// True when this refers to `responder`, alive. Loads the reference only when
     /// the identities match, and then `responder`, alive, holds it too: this never
@@ -194,9 +189,10 @@ struct WeakResponder: @unchecked Sendable {
 struct UnretainedResponder: @unchecked Sendable {
     fileprivate let reference: WeakResponder
 
-    /// See `WeakResponder.whileAlive(_:)`.
+    /// `body`'s result with the responder, held while it runs; nil once the
+    /// responder's deinit has begun.
     func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
-        reference.whileAlive(body)
+        reference.value.map(body)
     }
 
     /// See `WeakResponder.refers(to:recordedAs:)`.
@@ -225,14 +221,6 @@ struct WeakResponder: @unchecked Sendable {
 
     /// The responder, retained, or nil once its deinit has begun.
     var value: (any DominoResponder)? { unretained.whileAlive { $0 } }
-
-    /// `body`'s result with the responder, held while it runs (by the reference
-    /// `tryRetain` took: no copy of the existential); nil once the responder's
-    /// deinit has begun.
-    @inline(__always)
-    func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
-        unretained.whileAlive(body)
-    }
 
     /// True when this refers to `responder`, alive: `id` is this reference's own
     /// identity, as recorded, so the address alone decides (see `UnownedReference`).
@@ -266,9 +254,7 @@ struct UnretainedResponder: @unchecked Sendable {
     /// has begun.
     @inline(__always)
     func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
-        guard let retained = tryRetain(address) else { return nil }
-        defer { Unmanaged<AnyObject>.fromOpaque(retained).release() }
-        return body(object)
+        whileRetained(address) { body(object) }
     }
 
     /// True when this refers to `responder`, alive: by address (see
@@ -1090,12 +1076,11 @@ struct ChainChecks {
     }
 
     /// True when `responder`, held, is the host an entry compares with (see
-    /// `Entry.comparedID`): the same identity and, where no entry holds that host,
-    /// still alive (its weak reference loaded only when the identities match).
+    /// `Entry.comparedID`): the same identity, and still alive (its weak reference
+    /// loaded only when the identities match).
     private func compares(_ entry: UnsafePointer<Entry>, with responder: any DominoResponder) -> Bool {
         guard let id = entry.pointee.comparedID, id == ObjectIdentifier(responder) else { return false }
-        let weakHost = Int(entry.pointee.weakHost)
-        return weakHost < 0 || lists.weakHosts[weakHost].refers(to: responder, recordedAs: id)
+        return lists.weakHosts[Int(entry.pointee.weakHost)].refers(to: responder, recordedAs: id)
     }
 
     /// True when every chain, read now, leads where its link does, and no responder

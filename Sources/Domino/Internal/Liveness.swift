@@ -16,6 +16,16 @@ func tryRetain(_ object: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
     _domino_try_retain(object)
 }
 
+/// `body`'s result while `tryRetain` holds the object at `address`, released after
+/// it; nil once the object's deinit has begun. `address` must stay allocated
+/// meanwhile (an `unowned` reference to the object keeps it so).
+@inline(__always)
+func whileRetained<Result>(_ address: UnsafeMutableRawPointer, _ body: () -> Result) -> Result? {
+    guard let retained = tryRetain(address) else { return nil }
+    defer { Unmanaged<AnyObject>.fromOpaque(retained).release() }
+    return body()
+}
+
 /// An object held without keeping it alive and without a side table: an `unowned`
 /// reference, which keeps only the object's memory from being freed, plus its
 /// address, which `tryRetain` turns into a strong reference unless the object's
@@ -46,9 +56,7 @@ struct UnownedReference: @unchecked Sendable {
     /// has begun.
     @inline(__always)
     func whileAlive<Result>(_ body: () -> Result) -> Result? {
-        guard let retained = tryRetain(address) else { return nil }
-        defer { Unmanaged<AnyObject>.fromOpaque(retained).release() }
-        return body()
+        whileRetained(address, body)
     }
 
     /// The object with a reference of the caller's to release (the one `tryRetain`
