@@ -104,8 +104,8 @@ struct HostileUseTests {
         let bottom = box.value!.domino
         bottom.mount(at: top.domino)          // its deinit's post goes up without its chain
         bottom.post(Ping(value: 0))           // resolves the link: the next post checks it
-        // Reading the chain drops the last reference but the checks' own: the walk
-        // releases it when it gives its checks back, and the deinit posts, nested.
+        // Reading the chain drops the last reference but the check's own: the check
+        // releases it once it has read the chain, and the deinit posts, nested.
         box.value!.onRead = { box.value = nil }
         bottom.post(Ping(value: 1))
         #expect(log.entries == ["ping", "closed", "ping"])

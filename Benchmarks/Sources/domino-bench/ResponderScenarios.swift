@@ -38,6 +38,8 @@ extension Scenarios {
         let builders: [(String, () -> Scenario)] = [
             ("responder.post.depth10", { responderPost(depth: 10) }),
             ("responder.broadcast.tree111", { responderBroadcastTree111() }),
+            ("responder.post.inturn2.depth10", { responderPostInTurn(leaves: 2, depth: 10) }),
+            ("responder.post.inturn5.depth10", { responderPostInTurn(leaves: 5, depth: 10) }),
         ]
         return build(builders, filter: filter)
     }
@@ -73,6 +75,37 @@ extension Scenarios {
             deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// `responderPost(depth:)` from `leaves` sibling responders in turn, one post an
+    /// operation: each post's route differs from the one before it on the thread.
+    /// A thread keeps the censuses of its last four routes' links: with two leaves
+    /// every post finds its route's; with five none does, and each takes its
+    /// route's census again in the memory of the least recently used (no
+    /// allocation).
+    static func responderPostInTurn(leaves: Int, depth: Int) -> Scenario {
+        let counter = Counter()
+        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
+            var responders = [ViewResponder(next: nil)]
+            for _ in 1..<depth { responders.append(ViewResponder(next: responders.last)) }
+            let parent = responders[depth - 1]
+            for _ in 0..<leaves { responders.append(ViewResponder(next: parent)) }
+            return (responders, responders.map(\.domino))
+        }
+        nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let senders = Array(nodes[depth...])
+        return Scenario(
+            name: "responder.post.inturn\(leaves).depth\(depth)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            var sender = 0
+            for _ in 0..<iterations {
+                blackhole(senders[sender].post(Ping(lane: 0)))
+                sender = sender == senders.count - 1 ? 0 : sender + 1
+            }
             return iterations
         }
     }

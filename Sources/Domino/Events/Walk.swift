@@ -870,32 +870,52 @@ extension DominoNode {
     }
 
     /// `collectFollowingResponders` when every responder node on the route still
-    /// leads where it did: the route collected under the stripe, with a
-    /// `ChainChecks` entry for each responder node's link, then each chain read
-    /// outside the lock and compared with what its last resolution read. True when all of them
-    /// hold (`plan` then holds the stages); false when one does not or cannot be
-    /// checked, and the links are to be resolved (`plan` is then to be thrown away).
+    /// leads where it did: the route collected under the stripe, with its responder
+    /// nodes in route order, then each of their chains read outside the lock and
+    /// compared with what its link's last resolution read, as the census of the
+    /// route's links says (`ChainCensus.init(route:onMainThread:)`). The thread keeps
+    /// that census for its next walks up, which take it again only when their route
+    /// or a link changed. True when every chain holds (`plan` then holds the
+    /// stages); false when one does not or cannot be checked, and the links are to
+    /// be resolved (`plan` is then to be thrown away).
     /// Measured (callgrind, `responder.post.depth10`): 21,088 instructions a post
     /// resolving every link, 9,964 checking them; then 5,987 once responders were
     /// held without side tables (see `WeakResponder`), the checks' lists kept with
-    /// the thread and the route walked once for the stages and the checks. About a third of the rest is retaining and releasing the
-    /// responders read.
+    /// the thread and the route walked once for the stages and the checks; 5,823
+    /// to 3,xxx with the checks taken once for a route, not at each walk.
     private func collectAlongKnownChains(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         let stripe = thread.pointee.stripe
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
-        // Given back outside the lock: it may hold the last reference to a responder.
-        var checks = ChainChecks(thread: thread)
         graphLock.lockShared(stripe: stripe)
-        // One walk for the stages and the checks (two cost about 15 instructions a
-        // node).
+        thread.pointee.routeNodes.removeAll()
+        // One walk for the stages and the route's responder nodes.
         collectLocked(key, into: &plan) { node in
-            if node.responderLink != nil { checks.add(node, onMainThread: onMainThread) }
+            if node.responderLink != nil { thread.pointee.routeNodes.append(NodeLink(node)) }
         }
         plan.pinIfBorrowing(thread.pointee.pins)
+        let route = thread.pointee.routeNodes.buffer
+        if route.isEmpty {
+            graphLock.unlockShared(stripe: stripe)
+            return true
+        }
+        // Taken again in the memory of the thread's least recently used census when
+        // that is its only reference (no allocation); else (a walk nested in
+        // another's check holds the outer walk's) anew.
+        var taken: ChainCensus?
+        if !thread.pointee.routeCensuses.bringFirst(route, onMainThread: onMainThread) {
+            thread.pointee.routeCensusesTaken &+= 1
+            if !thread.pointee.routeCensuses.retakeLast(route, onMainThread: onMainThread) {
+                taken = ChainCensus(route: route, onMainThread: onMainThread)
+            }
+        }
         graphLock.unlockShared(stripe: stripe)
-        let holds = checks.hold(onMainThread: onMainThread, thread: thread)
-        checks.giveBack(to: thread)
-        return holds
+        // The census a new one drops released here, outside the lock.
+        if let taken { _ = thread.pointee.routeCensuses.insertFirst(taken) }
+        // Held for the check: reading a chain calls a responder's getter, which may
+        // post on this thread, and that walk may take the thread's censuses again.
+        let census = thread.pointee.routeCensuses.first.unsafelyUnwrapped
+        var stale: [NodeLink] = []
+        return census.check(thread: thread, stale: &stale) == .holds
     }
 
     /// The walk of `collect`. Shared lock held.

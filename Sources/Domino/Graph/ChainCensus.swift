@@ -42,46 +42,132 @@ final class ChainCensus: @unchecked Sendable {
     /// The links whose chains a walk on this census's thread reads: those of nodes
     /// that follow their chain, on the main thread all of them, elsewhere those not
     /// read on the main thread only.
-    private let entries: [Entry]
-    /// The host of every registered node (each entry's and each successor's among
-    /// them), referenced without keeping it alive: what keeps the entries'
-    /// references valid. Never read.
-    private let keepers: [WeakResponder]
+    @exclusivity(unchecked) private var entries = ScratchList<Entry>()
+    /// The link of every node taken (with a route's, each successor's that is not
+    /// the route's next node too), retained: each link's `hostReference` keeps its
+    /// host's memory, which keeps the entries' references valid, without keeping the
+    /// host alive. Never read; released by `releaseKeepers()`. (A reference to each
+    /// host, kept here, cost an unowned retain and release each, about 90
+    /// instructions a pair against about 25 for a link's.)
+    ///
+    /// The lists are the census's own memory, not arrays: a census of a route is
+    /// taken again in it (`retake`), and an append to an array stored in a class
+    /// checked its uniqueness out of line, and a read retained it.
+    @exclusivity(unchecked) private var keepers = ScratchList<Unmanaged<ResponderLink>>()
     /// The responders each link's last resolution read, one after the other.
-    private let paths: [ObjectIdentifier]
+    @exclusivity(unchecked) private var paths = ScratchList<ObjectIdentifier>()
     /// False when a link could not be checked: never read where it cannot be read
     /// here, its path taken before the registry last changed or empty where it leads
     /// somewhere. Walks then resolve every link.
-    let checkable: Bool
+    @exclusivity(unchecked) private(set) var checkable = true
     /// `ResponderRegistry.linksWritten` when this was taken: valid while it stays.
-    let linksWritten: Int
+    @exclusivity(unchecked) private(set) var linksWritten: Int
     /// `ResponderRegistry.membership` when this was taken, which every path is valid
     /// at; compared again after the reads (see `ChainChecks.hold`).
-    private let membership: Int
+    @exclusivity(unchecked) private var membership: Int
     /// Whether this is the census of walks on the main thread.
-    let onMainThread: Bool
+    @exclusivity(unchecked) private(set) var onMainThread: Bool
+
+    /// The responder nodes of the walk up whose route this census checks, in route
+    /// order (see `init(route:onMainThread:)`); empty for a census of every
+    /// responder node.
+    @exclusivity(unchecked) private var routeNodes = ScratchList<NodeLink>()
+
+    /// The responder nodes of the route (see `routeNodes`), valid while the census is.
+    var route: UnsafeBufferPointer<NodeLink> { routeNodes.buffer }
 
     /// The census of every registered responder node's link as it is now, for walks
     /// on the main thread or elsewhere. Exclusive lock held; loads no host.
     init(onMainThread: Bool) {
         self.onMainThread = onMainThread
         linksWritten = ResponderRegistry.linksWritten
-        let membership = ResponderRegistry.membership
-        self.membership = membership
-        var entries: [Entry] = []
-        var keepers: [WeakResponder] = []
-        var paths: [ObjectIdentifier] = []
-        entries.reserveCapacity(ResponderRegistry.nodes.count)
-        keepers.reserveCapacity(ResponderRegistry.nodes.count)
+        membership = ResponderRegistry.membership
+        let count = ResponderRegistry.nodes.count
+        entries.reserve(count)
+        keepers.reserve(count)
+        paths.reserve(count)
+        take(ResponderRegistry.nodes.values, route: nil)
+    }
+
+    /// The census of the links of `route`, the responder nodes of a walk up in route
+    /// order, as they are now: what a post through responder nodes checks, kept by
+    /// its thread for its next walks up while the route and the links stay (see
+    /// `describes(_:onMainThread:)`). Lock held (a stripe is enough: links change
+    /// under the exclusive lock only); loads no host.
+    init(route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) {
+        self.onMainThread = onMainThread
+        linksWritten = ResponderRegistry.linksWritten
+        membership = ResponderRegistry.membership
+        for node in route { routeNodes.append(node) }
+        take(route, route: route)
+    }
+
+    /// Takes this census of a route again for `route`, in its own memory: for the
+    /// thread that keeps it, while nothing else references it (its walks then
+    /// allocate nothing when their route changes). Lock held, as for
+    /// `init(route:onMainThread:)`; releases no responder (the keepers it drops are
+    /// unowned references).
+    func retake(route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) {
+        self.onMainThread = onMainThread
+        linksWritten = ResponderRegistry.linksWritten
+        membership = ResponderRegistry.membership
+        routeNodes.removeAll()
+        for node in route { routeNodes.append(node) }
+        entries.removeAll()
+        releaseKeepers()
+        paths.removeAll()
+        take(route, route: route)
+    }
+
+    /// True when this is a census of `route` (the responder nodes of a walk up, in
+    /// route order) on this thread's side of the main thread, and no link changed
+    /// since it was taken: what a walk up would take again. Lock held.
+    func describes(_ route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) -> Bool {
+        guard linksWritten == ResponderRegistry.linksWritten, self.onMainThread == onMainThread, self.route.count == route.count else {
+            return false
+        }
+        let kept = self.route
+        for index in 0..<kept.count where kept[index] != route[index] { return false }
+        return true
+    }
+
+    deinit {
+        releaseKeepers()
+        keepers.deallocate()
+        entries.deallocate()
+        paths.deallocate()
+        routeNodes.deallocate()
+    }
+
+    /// Releases and forgets the keepers. Releases no responder: a link's last
+    /// release frees its memory and, with it, perhaps the memory of a host already
+    /// gone (an unowned reference's).
+    private func releaseKeepers() {
+        for keeper in keepers.buffer { keeper.release() }
+        keepers.removeAll()
+    }
+
+    /// Fills the entries, keepers and paths (empty) with the links of `nodes`, which
+    /// are `route`'s for a census of a route: keepers for each node's link, and for a
+    /// route each successor's that is not the route's next node (a census of every
+    /// node keeps every link already); empties them again when a link cannot be
+    /// checked. Lock held. Inlined into each caller, so that whether there is a
+    /// route is known there (out of line, the census of every node cost 6
+    /// instructions a node more).
+    @inline(__always)
+    private func take(_ nodes: some Sequence<NodeLink>, route: UnsafeBufferPointer<NodeLink>?) {
+        let membership = membership, onMainThread = onMainThread
         var checkable = true
-        for nodeLink in ResponderRegistry.nodes.values where checkable {
-            // Links borrowed from their nodes, as in `ChainChecks.add` (bound as
-            // references, each was retained and released).
+        var index = 0
+        for nodeLink in nodes where checkable {
+            index &+= 1
+            // Links borrowed from their nodes (bound as references, each was
+            // retained and released).
             let found = nodeLink.withNode { $0.responderLink.map(Unmanaged.passUnretained) }
             found?._withUnsafeGuaranteedRef { link in
-                // Every registered host, so that every successor's host is kept too
-                // (a successor is a registered node): one reference a node.
-                keepers.append(link.hostReference)
+                // Every link, so that every successor's host is kept too in a
+                // census of every node (a successor is a registered node).
+                keepers.append(Unmanaged.passRetained(link))
                 guard link.followsChain, !(link.readsOnMainThreadOnly && !onMainThread) else {
                     // Walks leave such a link as it is; one never read is resolved.
                     if !link.wasRead { checkable = false }
@@ -99,6 +185,9 @@ final class ChainCensus: @unchecked Sendable {
                         return
                     }
                     successorLink._withUnsafeGuaranteedRef {
+                        if let route, index == route.count || route[index] != successorNode {
+                            keepers.append(Unmanaged.passRetained($0))
+                        }
                         successor = $0.hostReference.unretained
                         successorID = $0.hostID
                     }
@@ -113,9 +202,11 @@ final class ChainCensus: @unchecked Sendable {
             }
         }
         self.checkable = checkable
-        self.entries = checkable ? entries : []
-        self.keepers = checkable ? keepers : []
-        self.paths = checkable ? paths : []
+        if !checkable {
+            entries.removeAll()
+            releaseKeepers()
+            paths.removeAll()
+        }
     }
 
     /// What `check(thread:stale:)` found.
@@ -135,11 +226,7 @@ final class ChainCensus: @unchecked Sendable {
     /// whose chains do not hold. Outside the lock: it calls `nextDominoResponder`.
     func check(thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]) -> Check {
         guard checkable else { return .unknown }
-        entries.withUnsafeBufferPointer { entries in
-            paths.withUnsafeBufferPointer { paths in
-                readsHold(entries, paths: paths, thread: thread, stale: &stale)
-            }
-        }
+        readsHold(entries.buffer, paths: paths.buffer, thread: thread, stale: &stale)
         // Loaded without a lock: see `ChainChecks.hold`. A node made during the
         // reads may be passed by a chain read as holding.
         guard ResponderRegistry.membership == membership else { return .unknown }
@@ -180,5 +267,65 @@ final class ChainCensus: @unchecked Sendable {
             // A host gone: its link is resolved again too (to nowhere).
             if holds != true { stale.append(entry.node) }
         }
+    }
+}
+
+/// The censuses of a thread's last walks up through responder nodes
+/// (`ChainCensus.init(route:onMainThread:)`), most recently used first: a walk whose
+/// route and links match one checks its chains without taking anything of the links
+/// again, so that posts from a few views in turn (two buttons tapped one after the
+/// other) take none. Only its thread reads or writes it.
+struct RouteCensuses {
+    /// How many routes a thread keeps censuses of.
+    static let count = 4
+    private var slots: (ChainCensus?, ChainCensus?, ChainCensus?, ChainCensus?) = (nil, nil, nil, nil)
+
+    /// The most recently used census.
+    var first: ChainCensus? { slots.0 }
+
+    /// Moves the census of `route` first when one is kept for it and no link changed
+    /// since; true then. Lock held.
+    mutating func bringFirst(_ route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) -> Bool {
+        if slots.0?.describes(route, onMainThread: onMainThread) == true { return true }
+        if slots.1?.describes(route, onMainThread: onMainThread) == true {
+            swap(&slots.0, &slots.1)
+            return true
+        }
+        if slots.2?.describes(route, onMainThread: onMainThread) == true {
+            swap(&slots.1, &slots.2)
+            swap(&slots.0, &slots.1)
+            return true
+        }
+        if slots.3?.describes(route, onMainThread: onMainThread) == true {
+            bringLastFirst()
+            return true
+        }
+        return false
+    }
+
+    /// Takes the census of `route` again in the memory of the least recently used
+    /// census, moved first, when nothing else references it (a walk nested in
+    /// another's check holds the outer walk's); true then, else false and nothing
+    /// changed. Lock held; releases no responder (see `ChainCensus.retake`).
+    mutating func retakeLast(_ route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) -> Bool {
+        guard isKnownUniquelyReferenced(&slots.3) else { return false }
+        slots.3.unsafelyUnwrapped.retake(route: route, onMainThread: onMainThread)
+        bringLastFirst()
+        return true
+    }
+
+    /// Puts `census` first and drops the least recently used, which the caller
+    /// releases (outside the lock: it holds links).
+    mutating func insertFirst(_ census: ChainCensus) -> ChainCensus? {
+        var dropped: ChainCensus? = census
+        swap(&dropped, &slots.3)
+        bringLastFirst()
+        return dropped
+    }
+
+    private mutating func bringLastFirst() {
+        swap(&slots.2, &slots.3)
+        swap(&slots.1, &slots.2)
+        swap(&slots.0, &slots.1)
     }
 }

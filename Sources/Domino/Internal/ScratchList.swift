@@ -1,7 +1,7 @@
-/// A list of plain values (no reference-counted parts) in memory that its owner
-/// reuses from walk to walk and frees itself (`deallocate()`): a plan's stages after
-/// the first, what walks down keep (their roots, and per node their stack, the open
-/// interceptor ends, each stage's ancestor), and a thread's `stageNodes`.
+/// A list in memory that its owner reuses from walk to walk and frees itself
+/// (`deallocate()`): a plan's stages after the first, what walks down keep (their
+/// roots, and per node their stack, the open interceptor ends, each stage's
+/// ancestor), a thread's `stageNodes`, and a `ChainCensus`'s lists.
 ///
 /// Not an `Array`: each append to an array checks that its buffer is unique, and
 /// each emptying that keeps the capacity calls `replaceSubrange` (measured on a
@@ -15,14 +15,17 @@ struct ScratchList<Element> {
     private(set) var count = 0
     private(set) var capacity = 0
 
-    /// An empty list. `Element` must be plain data: the list never deinitializes
-    /// what it holds.
-    init() {
-        assert(_isPOD(Element.self), "ScratchList holds plain data only")
-    }
+    /// An empty list. Plain data is left as it is when removed; elements with
+    /// reference-counted parts are deinitialized (for plain data the test is
+    /// folded away when the list is specialized).
+    init() {}
 
-    /// Frees the memory. The list must not be used afterwards.
-    func deallocate() { base?.deallocate() }
+    /// Frees the memory, deinitializing what it holds. The list must not be used
+    /// afterwards.
+    func deallocate() {
+        if !_isPOD(Element.self) { base?.deinitialize(count: count) }
+        base?.deallocate()
+    }
 
     var isEmpty: Bool {
         @inline(__always) get { count == 0 }
@@ -58,6 +61,18 @@ struct ScratchList<Element> {
         }
     }
 
+    /// Makes room for at least `minimumCapacity` elements, keeping the elements.
+    mutating func reserve(_ minimumCapacity: Int) {
+        guard minimumCapacity > capacity else { return }
+        let grown = UnsafeMutablePointer<Element>.allocate(capacity: minimumCapacity)
+        if let base {
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+        }
+        base = grown
+        capacity = minimumCapacity
+    }
+
     /// Doubles the capacity (16 at first), keeping the elements.
     @inline(never)
     private mutating func grow() {
@@ -79,7 +94,7 @@ struct ScratchList<Element> {
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }
         count &-= 1
-        return base.unsafelyUnwrapped[count]
+        return (base.unsafelyUnwrapped + count).move()
     }
 
     /// Removes the last element; the list must not be empty.
@@ -87,11 +102,15 @@ struct ScratchList<Element> {
     mutating func removeLast() {
         precondition(count > 0, "removeLast() on an empty ScratchList")
         count &-= 1
+        if !_isPOD(Element.self) { (base.unsafelyUnwrapped + count).deinitialize(count: 1) }
     }
 
     /// Empties the list, keeping its memory.
     @inline(__always)
-    mutating func removeAll() { count = 0 }
+    mutating func removeAll() {
+        if !_isPOD(Element.self), count > 0 { base.unsafelyUnwrapped.deinitialize(count: count) }
+        count = 0
+    }
 
     subscript(index: Int) -> Element {
         @inline(__always) get {

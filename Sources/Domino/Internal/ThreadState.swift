@@ -42,12 +42,13 @@ struct ThreadState {
     var responderReads: Int = 0
     /// How many times this thread resolved a node's successor (looked up the node of
     /// each responder read): what tests count to show that a walk along links that
-    /// did not change only checks them (see `ChainChecks`).
+    /// did not change only checks them (see `ChainCensus`).
     var responderResolutions: Int = 0
-    /// The lists of a walk's `ChainChecks`, kept between walks through responder
-    /// nodes, so that they allocate nothing in steady state; nil while a walk on this
-    /// thread uses them.
-    var chainCheckLists: ChainChecks.Lists?
+    /// The censuses of the links of this thread's last walks up through responder
+    /// nodes, kept for the walks up after them while their routes and the links
+    /// stay the same: they then check the chains without taking anything of the
+    /// links under the lock. Hold no responder alive.
+    var routeCensuses = RouteCensuses()
     /// The nodes of the stages after the first that a walk without a lock
     /// collected (see `DominoNode.collectPublished`): kept between walks, so that
     /// it allocates nothing in steady state. Only used between a collection and its
@@ -76,6 +77,15 @@ struct ThreadState {
     /// no link changes share one. Last, so that adding it moved no field a post
     /// reads.
     var censusesTaken: Int = 0
+    /// The responder nodes of a walk up, in route order, gathered under its stripe
+    /// to compare with `routeCensus` (see `DominoNode.collectAlongKnownChains`):
+    /// kept between walks so that they allocate nothing. Used only under the lock,
+    /// where no user code runs.
+    var routeNodes = ScratchList<NodeLink>()
+    /// How many times a walk up on this thread took a census of its route's links
+    /// (see `routeCensus`): what tests count to show that walks along the same route
+    /// while no link changes share one.
+    var routeCensusesTaken: Int = 0
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
@@ -165,6 +175,7 @@ struct ThreadState {
         let state = pointer.assumingMemoryBound(to: ThreadState.self)
         GraphLock.giveBackPinRecord(state.pointee.pins)
         state.pointee.stageNodes.deallocate()
+        state.pointee.routeNodes.deallocate()
         state.pointee.spareStages.deallocate()
         state.pointee.spareStagesNested.deallocate()
         state.deinitialize(count: 1)
