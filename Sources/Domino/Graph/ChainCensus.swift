@@ -1,28 +1,44 @@
-/// What a walk down checks of every responder node's link (see
-/// `DominoNode.refreshEveryResponderChain`), taken once and kept between walks while no
-/// link changes.
+/// What a walk checks of responder nodes' links to know them unchanged without
+/// resolving them again: that each host's chain, read now, passes the same responders
+/// as its last resolution did (`ResponderLink.readPath`), up to the host of the node
+/// it leads to, or to a responder whose next is nil. Taken under the lock, kept
+/// between walks while no link changes (`ResponderRegistry.linksWritten`), checked
+/// outside the lock (it calls `nextDominoResponder`).
 ///
-/// A walk down reads every responder node's chain in the program, since a node's
-/// followers are known only from the others' chains. Taking what to check of each link
-/// under the lock at every walk (`ChainChecks`, as a walk up does for the links on
-/// its route) cost a broadcast about 424 instructions for each responder node in the
-/// program (the host loaded and held, the path copied, two lists grown), on top of
-/// reading its chain: a broadcast from a leaf beside 1,000 other responder nodes
-/// cost 426,796. A census is taken under the exclusive lock when a walk finds none
-/// for the links as they are (`ResponderRegistry.linksWritten` moved since), and
-/// shared by every walk after it: a walk retains it under its stripe and reads the
-/// chains outside the lock, as `ChainChecks.hold` does.
+/// Two kinds:
+/// - **Every responder node's** (`init(onMainThread:)`, for walks down; see
+///   `DominoNode.refreshEveryResponderChain`): a walk down reads every responder
+///   node's chain in the program, since a node's followers are known only from the
+///   others' chains. Taking what to check of each link under the lock at every walk
+///   cost a broadcast about 424 instructions for each responder node in the program,
+///   on top of reading its chain (a broadcast from a leaf beside 1,000 other
+///   responder nodes 426,796). It is taken under the exclusive lock when a walk finds
+///   none for the links as they are, and shared by every walk after it, which retains
+///   it under its stripe. Immutable once published; dropped when a responder node
+///   goes. A walk whose census finds some chains changed resolves only their links (a
+///   view moved: its own); one whose census cannot tell (a responder node made or
+///   dropped since it was taken) resolves every link.
+/// - **A walk up's route** (`init(route:onMainThread:)`): the links of the responder
+///   nodes on a post's route, in route order. Its thread keeps it (`RouteCensuses`,
+///   four routes) for the walks up after it, which compare their route's responder
+///   nodes with it under their stripe and take nothing of the links while the route
+///   and the links stay (taking each link's checks at every post cost a post up 10
+///   responder nodes about 2,300 of its 5,823 instructions). Only its thread uses it;
+///   taken again in its own memory (`retake`) when nothing else references it.
 ///
-/// A walk whose census finds some chains changed resolves only their links (a view
-/// moved: its own), not every link; one whose census cannot tell (a responder node
-/// made or dropped since it was taken) resolves every link, as all walks did before.
-///
-/// Immutable once published (made and stored under the exclusive lock), so readers
-/// read it without a lock. It holds each host without keeping it alive
-/// (`WeakResponder`): a host is loaded only while its chain is read, and a host that
-/// is gone fails the census, as it failed the checks (its node's link is resolved
-/// again). Dropped when a responder node goes (its host's memory, which an unowned
-/// reference keeps, is not held past the next walk's census).
+/// Identities are compared while the responders read are held (`tryRetain` holds
+/// each host while its chain is read; the getter returns each next responder
+/// retained), against hosts referenced without keeping them alive
+/// (`UnretainedResponder`), whose memory the census keeps by holding their nodes'
+/// links (`keepers`: each link's `hostReference` keeps its host's memory). A
+/// responder read now at the address of one read before that has died is taken for
+/// it only where that changes nothing: the registry has not changed since the path
+/// was read (`ResponderRegistry.membership`, compared again after the reads), so it
+/// has a node exactly when its predecessor had, none; the last one is compared with
+/// the successor's live host. A host that is gone fails the census, and its node's
+/// link is resolved again. Holding the hosts instead would keep a view alive on
+/// another thread, to be released there (a broadcast off the main thread once held
+/// every host, and a test on the main thread saw a view outlive its last reference).
 final class ChainCensus: @unchecked Sendable {
     struct Entry {
         /// The link's node: registered while this census is the current one.
@@ -63,7 +79,7 @@ final class ChainCensus: @unchecked Sendable {
     /// `ResponderRegistry.linksWritten` when this was taken: valid while it stays.
     @exclusivity(unchecked) private(set) var linksWritten: Int
     /// `ResponderRegistry.membership` when this was taken, which every path is valid
-    /// at; compared again after the reads (see `ChainChecks.hold`).
+    /// at; compared again after the reads (see `check(thread:stale:)`).
     @exclusivity(unchecked) private var membership: Int
     /// Whether this is the census of walks on the main thread.
     @exclusivity(unchecked) private(set) var onMainThread: Bool
@@ -227,8 +243,11 @@ final class ChainCensus: @unchecked Sendable {
     func check(thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]) -> Check {
         guard checkable else { return .unknown }
         readsHold(entries.buffer, paths: paths.buffer, thread: thread, stale: &stale)
-        // Loaded without a lock: see `ChainChecks.hold`. A node made during the
-        // reads may be passed by a chain read as holding.
+        // Compared again after the reads (found probing a flaky test: a post read a
+        // chain through a responder whose node was made during the read, took the
+        // link past it as holding and skipped that node, 16 posts in 20,000). Loaded
+        // without a lock: a load that has not seen a node made during the reads
+        // orders this walk before that node.
         guard ResponderRegistry.membership == membership else { return .unknown }
         return stale.isEmpty ? .holds : .stale
     }

@@ -15,7 +15,8 @@ struct NodeLink: Hashable {
     /// node borrowed from a link may have lost its last other reference meanwhile:
     /// that release was the last, and ran the node's deinit under the lock, which
     /// waits for the exclusive lock: a deadlock (seen in CI under the address
-    /// sanitizer, a debug build: `ChainChecks.add` making a node's link).
+    /// sanitizer, a debug build: the responder checks of session 17 making a node's
+    /// link).
     @inline(__always)
     init(_ node: borrowing DominoNode) {
         pointer = Unmanaged.passUnretained(node).toOpaque()

@@ -82,7 +82,7 @@ final class ResponderLink: @unchecked Sendable {
     /// `NodeListRef`); read only under the lock.
     @exclusivity(unchecked) private var followerList = NodeList()
     /// The host, held without keeping it alive; kept in a `WeakResponder` so that
-    /// checks can copy the reference without loading the host (see `ChainChecks`).
+    /// a census can copy the reference without loading the host (see `ChainCensus`).
     let hostReference: WeakResponder
     /// The host, if alive: a strong reference, to be released outside the lock (it
     /// may be the last one).
@@ -119,7 +119,7 @@ final class ResponderLink: @unchecked Sendable {
     /// nil. Valid while `ResponderRegistry.membership` equals `readPathMembership`
     /// (-1: no path, as after a chain found too long). A walk that reads the same
     /// responders again knows the link unchanged without resolving it (see
-    /// `ChainChecks`). Written under the exclusive lock.
+    /// `ChainCensus`). Written under the exclusive lock.
     @exclusivity(unchecked) var readPath: [ObjectIdentifier] = []
     @exclusivity(unchecked) var readPathMembership = -1
     /// True once a walk off the main thread was cut short here, before the chain was
@@ -283,7 +283,7 @@ enum ResponderRegistry {
     /// unregistered: while it stays, the responders that have a node stay the same,
     /// and so does where a chain read along the same responders leads (see
     /// `ResponderLink.readPath`). Changed under the exclusive lock; read under a
-    /// stripe, or without a lock where that is enough (`ChainChecks.hold`).
+    /// stripe, or without a lock where that is enough (`ChainCensus.check`).
     static var membership: Int {
         get { Int(bitPattern: GraphLock.responderMembership) }
         set { GraphLock.responderMembership = UInt(bitPattern: newValue) }
@@ -526,7 +526,7 @@ extension DominoNode {
     /// link when the census cannot tell (a responder node made or dropped since).
     /// Measured (callgrind): a broadcast from a leaf responder node beside 1,000
     /// others 426,796 instructions with each link's checks taken under the lock at
-    /// every walk (`ChainChecks`), 200,730 with the census.
+    /// every walk, 200,730 with the census.
     ///
     /// Chains read on the main thread only are read when this runs there; elsewhere
     /// their links stay as last read on the main thread, as for posts.

@@ -95,7 +95,7 @@ final class GraphLock: @unchecked Sendable {
 
     /// `ResponderRegistry.membership`, in a word of its own: stored (releasing) under
     /// the exclusive lock, loaded (acquiring) under a stripe or without a lock, by
-    /// `ChainChecks.hold` after it read the chains it checks, outside the lock.
+    /// `ChainCensus.check` after it read the chains it checks, outside the lock.
     static var responderMembership: UInt {
         get { AtomicWord.load(responderMembershipWord) }
         set { AtomicWord.storeReleasing(responderMembershipWord, newValue) }
