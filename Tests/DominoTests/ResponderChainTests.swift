@@ -358,6 +358,26 @@ import DominoTesting
         #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
     }
 
+    @Test func postFollowsAViewMovedAwayAndBackBetweenPosts() {
+        // A post along a route whose census its thread kept still reads the chains:
+        // each move is found by the post after it (fails when a kept census is
+        // trusted without reading them).
+        let (screen, other) = screenWithAnotherController()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: other.dominoNode)
+        let button = screen.button.dominoNode
+        button.refreshResponderChain()                   // resolves the route's links
+        button.post(Ping(value: 1))                      // the census of its route holds
+        button.post(Ping(value: 2))
+        other.view.addSubview(screen.button)
+        button.post(Ping(value: 3))                      // now to other
+        screen.card.addSubview(screen.button)            // back where the census found it
+        button.post(Ping(value: 4))
+        #expect(recorder.nodes == ["content", "content", "other", "content"])
+        #expect(button.resolvedSuccessor === screen.content.dominoNode)
+    }
+
     @Test func aPostAfterItsNodeMovedToAnotherRouteChecksTheLinksOfThatRoute() {
         // No link changes when a plain node is mounted elsewhere: the census of the
         // route before must not be taken for the route after, whose view moved
@@ -946,6 +966,44 @@ struct ResponderChainConcurrencyTests {
         #expect(deliveries.value == posts)
         #expect(wrong.value == 0)
         withExtendedLifetime((first, second, firstNode, secondNode)) {}
+    }
+
+    @Test func postsFromAPlainNodeAtASwappingChainWhileResponderNodesComeAndGoDeliverEachPostOnce() {
+        // Each poster keeps a census of its route's links; the swapper's resolutions
+        // and the churner's nodes change the links under it, and the second posters'
+        // route differs, so each thread's censuses are taken again, and again checked.
+        let first = PlainResponder(), second = PlainResponder()
+        let firstNode = DominoNode(label: "first", responder: first)
+        let secondNode = DominoNode(label: "second", responder: second)
+        let view = SwappableResponder()
+        view.setNext(first)
+        let viewNode = DominoNode(label: "view", responder: view)
+        let model = DominoNode(label: "model")
+        #expect(model.mount(at: viewNode))
+        let deliveries = Counter()
+        let wrong = Counter()
+        firstNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
+        secondNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
+        let rounds = 2_000
+        runConcurrently(4) { worker in
+            switch worker {
+            case 0:
+                for round in 0..<rounds { view.setNext(round % 2 == 0 ? second : first) }
+            case 1:
+                for _ in 0..<rounds / 4 {
+                    let churned = PlainResponder()
+                    withExtendedLifetime(DominoNode(label: "churned", responder: churned)) {}
+                }
+            default:
+                let origin = worker == 2 ? model : viewNode
+                for value in 0..<rounds {
+                    if origin.post(Ping(value: value)).deliveries != 1 { wrong.increment() }
+                }
+            }
+        }
+        #expect(deliveries.value == 2 * rounds)
+        #expect(wrong.value == 0)
+        withExtendedLifetime((first, second, firstNode, secondNode, view, viewNode, model)) {}
     }
 
     @Test func firstPostsRacingOnAFreshResponderNodeEachReachTheResolvedSuccessor() {
