@@ -231,20 +231,10 @@ import DominoTesting
         recorder.record(Ping.self, at: screen.button.dominoNode)
         let window = screen.window.dominoNode
         window.broadcast(Ping(value: 0))
-        // Another test making or dropping a responder node meanwhile makes the next
-        // walk take a census again (rightly): tried until two walks in a row took none.
-        let deadline = ContinuousClock.now + .seconds(60)
         var value = 0
-        var takenByBoth: Int?
-        while ContinuousClock.now < deadline {
-            let before = ThreadState.current.pointee.censusesTaken
+        let takenByBoth = censusesTakenByTwoWalksInARow(\.censusesTaken) {
             value += 1
             window.broadcast(Ping(value: value))
-            value += 1
-            window.broadcast(Ping(value: value))
-            takenByBoth = ThreadState.current.pointee.censusesTaken - before
-            if takenByBoth == 0 { break }
-            Thread.sleep(forTimeInterval: 0.001)
         }
         #expect(takenByBoth == 0)
         #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
@@ -339,20 +329,10 @@ import DominoTesting
         recorder.record(Ping.self, at: screen.root.dominoNode)
         let button = screen.button.dominoNode
         button.post(Ping(value: 0))
-        // Another test making or dropping a responder node meanwhile makes the next
-        // walk take a census again (rightly): tried until two posts in a row took none.
-        let deadline = ContinuousClock.now + .seconds(60)
         var value = 0
-        var takenByBoth: Int?
-        while ContinuousClock.now < deadline {
-            let before = ThreadState.current.pointee.routeCensusesTaken
+        let takenByBoth = censusesTakenByTwoWalksInARow(\.routeCensusesTaken) {
             value += 1
             button.post(Ping(value: value))
-            value += 1
-            button.post(Ping(value: value))
-            takenByBoth = ThreadState.current.pointee.routeCensusesTaken - before
-            if takenByBoth == 0 { break }
-            Thread.sleep(forTimeInterval: 0.001)
         }
         #expect(takenByBoth == 0)
         #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
@@ -886,6 +866,23 @@ private func routeCensusOnceItHolds(_ read: () -> [DominoNode]) -> ChainCensus? 
         Thread.sleep(forTimeInterval: 0.001)
     }
     return nil
+}
+
+/// How many censuses (counted in this thread's `taken`) two walks in a row took, tried
+/// until they took none or 60 seconds passed: another test making or dropping a
+/// responder node meanwhile makes the next walk take one again, rightly.
+private func censusesTakenByTwoWalksInARow(_ taken: KeyPath<ThreadState, Int>, _ walk: () -> Void) -> Int? {
+    let deadline = ContinuousClock.now + .seconds(60)
+    var takenByBoth: Int?
+    while ContinuousClock.now < deadline {
+        let before = ThreadState.current.pointee[keyPath: taken]
+        walk()
+        walk()
+        takenByBoth = ThreadState.current.pointee[keyPath: taken] - before
+        if takenByBoth == 0 { break }
+        Thread.sleep(forTimeInterval: 0.001)
+    }
+    return takenByBoth
 }
 
 /// True when every chain `census` checks, read now on this thread, holds.

@@ -76,14 +76,7 @@ struct ScratchList<Element> {
     /// Doubles the capacity (16 at first), keeping the elements.
     @inline(never)
     private mutating func grow() {
-        let grownCapacity = Swift.max(2 * capacity, 16)
-        let grown = UnsafeMutablePointer<Element>.allocate(capacity: grownCapacity)
-        if let base {
-            grown.moveInitialize(from: base, count: count)
-            base.deallocate()
-        }
-        base = grown
-        capacity = grownCapacity
+        reserve(Swift.max(2 * capacity, 16))
     }
 
     var last: Element? {
