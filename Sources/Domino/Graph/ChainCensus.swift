@@ -14,8 +14,9 @@
 ///   on top of reading its chain (a broadcast from a leaf beside 1,000 other
 ///   responder nodes 426,796). It is taken under the exclusive lock when a walk finds
 ///   none for the links as they are, and shared by every walk after it, which retains
-///   it under its stripe. Immutable once published; dropped when a responder node
-///   goes. A walk whose census finds some chains changed resolves only their links (a
+///   it under its stripe. Not changed while any walk holds it (taken again in its
+///   own memory, under the exclusive lock, only when the registry's reference is
+///   its only one); dropped when a responder node goes. A walk whose census finds some chains changed resolves only their links (a
 ///   view moved: its own); one whose census cannot tell (a responder node made or
 ///   dropped since it was taken) resolves every link.
 /// - **A walk up's route** (`init(route:onMainThread:)`): the links of the responder
@@ -98,11 +99,7 @@ final class ChainCensus: @unchecked Sendable {
         self.onMainThread = onMainThread
         linksWritten = ResponderRegistry.linksWritten
         membership = ResponderRegistry.membership
-        let count = ResponderRegistry.nodes.count
-        entries.reserve(count)
-        keepers.reserve(count)
-        paths.reserve(count)
-        take(ResponderRegistry.nodes.values, route: nil)
+        takeEveryNode()
     }
 
     /// The census of the links of `route`, the responder nodes of a walk up in route
@@ -118,21 +115,35 @@ final class ChainCensus: @unchecked Sendable {
         take(route, route: route)
     }
 
-    /// Takes this census of a route again for `route`, in its own memory: for the
-    /// thread that keeps it, while nothing else references it (its walks then
-    /// allocate nothing when their route changes). Lock held, as for
-    /// `init(route:onMainThread:)`; releases no responder (the keepers it drops are
-    /// unowned references).
-    func retake(route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) {
+    /// Takes this census again, of `route` or (nil) of every responder node, in its
+    /// own memory: for its owner while nothing else references it (a thread's census
+    /// of a route; the registry's census of every node once no walk holds it), so
+    /// that taking it again allocates nothing. Lock held, as for the initializers
+    /// (the exclusive lock for every node); releases no responder (a link it drops,
+    /// released for the last time, frees no responder).
+    func retake(route: UnsafeBufferPointer<NodeLink>?, onMainThread: Bool) {
         self.onMainThread = onMainThread
         linksWritten = ResponderRegistry.linksWritten
         membership = ResponderRegistry.membership
         routeNodes.removeAll()
-        for node in route { routeNodes.append(node) }
         entries.removeAll()
         releaseKeepers()
         paths.removeAll()
-        take(route, route: route)
+        if let route {
+            for node in route { routeNodes.append(node) }
+            take(route, route: route)
+        } else {
+            takeEveryNode()
+        }
+    }
+
+    /// `take` of every registered responder node, with room made first.
+    private func takeEveryNode() {
+        let count = ResponderRegistry.nodes.count
+        entries.reserve(count)
+        keepers.reserve(count)
+        paths.reserve(count)
+        take(ResponderRegistry.nodes.values, route: nil)
     }
 
     /// True when this is a census of `route` (the responder nodes of a walk up, in

@@ -314,6 +314,16 @@ enum ResponderRegistry {
         graphLock.withExclusive { graveyard in
             if let census = census(onMainThread: onMainThread) { return census }
             ThreadState.current.pointee.censusesTaken &+= 1
+            // Taken again in the memory of the census it replaces when no walk holds
+            // that one (no allocation); else anew, the old one to the graveyard.
+            if onMainThread, isKnownUniquelyReferenced(&mainThreadCensus) {
+                mainThreadCensus.unsafelyUnwrapped.retake(route: nil, onMainThread: true)
+                return mainThreadCensus.unsafelyUnwrapped
+            }
+            if !onMainThread, isKnownUniquelyReferenced(&otherThreadCensus) {
+                otherThreadCensus.unsafelyUnwrapped.retake(route: nil, onMainThread: false)
+                return otherThreadCensus.unsafelyUnwrapped
+            }
             let census = ChainCensus(onMainThread: onMainThread)
             let replaced = onMainThread ? mainThreadCensus : otherThreadCensus
             if let replaced { graveyard.add(replaced) }
