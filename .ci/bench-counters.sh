@@ -471,15 +471,16 @@ fi
 # Session 36 (issue 28, walks up through responder nodes): a post's checks of the
 # responder nodes on its route taken once for a route and kept by its thread (a census
 # of the route's links, `ChainCensus.init(route:)`, four routes a thread, most recent
-# first) instead of taken under the lock at every post (`ChainChecks`, gone): a post up
-# 10 responder nodes 5,823 to 3,547 instructions, 44 to 34 retains, 48 to 36 releases.
+# first) instead of taken under the lock at every post (`ChainChecks`, gone), and the
+# stripe taken once (collectAgain hands it on): a post up 10 responder nodes 5,823 to
+# 3,517 instructions, 44 to 34 retains, 48 to 36 releases.
 # New rows responder.post.inturn2.depth10 and responder.post.inturn5.depth10: posts
 # from two and five sibling leaves in turn (two: every post finds its route's census,
-# 3,629; five: none does, and each takes its route's census again in the memory of
-# the least recently used, no allocation: 5,432). A census holds its links (retained)
+# 3,600; five: none does, and each takes its route's census again in the memory of
+# the least recently used, no allocation: 5,388). A census holds its links (retained)
 # rather than an unowned reference to each host, and keeps its lists in memory of its
 # own (ScratchList): a broadcast after a move beside 1,000 responder nodes 471,938 to
-# 369,862 instructions, 26 to 12 allocations (a census of every node, too, taken again
+# 370,368 instructions, 26 to 12 allocations (a census of every node, too, taken again
 # in its own memory when no walk holds it), retains and releases 3,071 and 3,118 to
 # 4,072 and 4,102 (the links' retains are counted; the unowned ones they replace were
 # not).
@@ -508,12 +509,12 @@ signal.fire.1.mainactor  2000   12000  1     260           0            1       
 raise.depth10            200    1200   11    2071          0            0        1
 broadcast.tree1111       20     120    1111  147008        0            0        1
 broadcast.tree1111.intercepted  10  60  1111  351026        0            2        6
-responder.post.depth10   20     120    1     3653          0            34       36
-responder.post.inturn2.depth10  20  120  1   3738          0            35       37
-responder.post.inturn5.depth10  20  120  1   5595          0            47       49
+responder.post.depth10   20     120    1     3622          0            34       36
+responder.post.inturn2.depth10  20  120  1   3708          0            35       37
+responder.post.inturn5.depth10  20  120  1   5550          0            47       49
 responder.broadcast.tree111  10  60    111   49240         0            335      337
 responder.broadcast.among1000  10  60   1000  205704        0            3008     3010
-responder.broadcast.moved.among1000  10  30  1000  380958  12           4072     4102
+responder.broadcast.moved.among1000  10  30  1000  381479  12           4072     4102
 TABLE
 )
 

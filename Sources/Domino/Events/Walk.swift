@@ -883,7 +883,7 @@ extension DominoNode {
     /// resolving every link, 9,964 checking them; then 5,987 once responders were
     /// held without side tables (see `WeakResponder`), the checks' lists kept with
     /// the thread and the route walked once for the stages and the checks; 5,823
-    /// to 3,547 with the checks taken once for a route, not at each walk.
+    /// to 3,517 with the checks taken once for a route, not at each walk.
     /// Called with the thread's stripe held (taken by `collectAgain` to tell whether
     /// responder nodes exist: taken twice, it cost a post through them about 30
     /// instructions), which it gives back.
