@@ -338,6 +338,44 @@ import DominoTesting
         #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
     }
 
+    @Test func postsFromUpToFourViewsInTurnFindTheirRoutesCensusesAndFromFiveTakeOneEach() {
+        let screen = Screen()
+        screen.content.dominoNode.subscribe(Ping.self) { _ in }
+        let views = (0..<RouteCensuses.count + 1).map { index in
+            let view = SimView("leaf \(index)")
+            screen.card.addSubview(view)
+            return view
+        }
+        let nodes = views.map(\.dominoNode)
+        for node in nodes { node.post(Ping(value: 0)) }   // every link resolved
+        func censusesTaken(postingFrom senders: ArraySlice<DominoNode>) -> Int {
+            let before = ThreadState.current.pointee.routeCensusesTaken
+            for node in senders { node.post(Ping(value: 1)) }
+            return ThreadState.current.pointee.routeCensusesTaken - before
+        }
+        // Two, three and four in turn (each post finds its route's census second,
+        // third and last of those kept): after a first round, none is taken again
+        // (another test making or dropping a responder node meanwhile makes some be,
+        // rightly: tried until a round took none).
+        for count in 2...RouteCensuses.count {
+            let senders = nodes.prefix(count)
+            _ = censusesTaken(postingFrom: senders)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var takenByARound = censusesTaken(postingFrom: senders)
+            while takenByARound != 0, ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.001)
+                takenByARound = censusesTaken(postingFrom: senders)
+            }
+            #expect(takenByARound == 0, "\(count) views in turn")
+        }
+        // One more than it keeps, in turn: after a first round (whose last post's
+        // route is new), each post's route is the least recently used, gone (a post
+        // takes one census at most, so another test's changes add none).
+        _ = censusesTaken(postingFrom: nodes[...])
+        #expect(censusesTaken(postingFrom: nodes[...]) == nodes.count)
+        #expect(censusesTaken(postingFrom: nodes[...]) == nodes.count)
+    }
+
     @Test func postFollowsAViewMovedAwayAndBackBetweenPosts() {
         // A post along a route whose census its thread kept still reads the chains:
         // each move is found by the post after it (fails when a kept census is
