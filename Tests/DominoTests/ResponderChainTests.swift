@@ -427,6 +427,7 @@ import DominoTesting
         let model = AnyThreadWeakResponder()
         model.next = view
         let modelNode = DominoNode(label: "model", responder: model)
+        let route = [NodeLink(modelNode), NodeLink(viewNode)]
         let census = try #require(routeCensusOnceItHolds {
             modelNode.refreshResponderChain()
             return [modelNode, viewNode]
@@ -436,7 +437,7 @@ import DominoTesting
         view = nil
         #expect(weakView.value == nil)
         // The chain now ends at the model: the link is stale.
-        #expect(!holds(census))
+        #expect(!routeHolds(census, route))
     }
 
     @Test func theCensusOfEveryResponderNodeOffTheMainThreadFindsALinkToAViewUnchanged() throws {
@@ -897,10 +898,11 @@ private func routeCensusOnceItHolds(_ read: () -> [DominoNode]) -> ChainCensus? 
     while ContinuousClock.now < deadline {
         let nodes = read()
         let route = nodes.map { NodeLink($0) }
-        let census = graphLock.withShared {
-            route.withUnsafeBufferPointer { ChainCensus(route: $0, onMainThread: false) }
+        let (census, held) = graphLock.withShared {
+            let census = route.withUnsafeBufferPointer { ChainCensus(route: $0, onMainThread: false) }
+            return (census, census.holdHosts())
         }
-        if holds(census) { return census }
+        if held, census.checkHeld(thread: ThreadState.current) { return census }
         Thread.sleep(forTimeInterval: 0.001)
     }
     return nil
@@ -921,6 +923,16 @@ private func censusesTakenByTwoWalksInARow(_ taken: KeyPath<ThreadState, Int>, _
         Thread.sleep(forTimeInterval: 0.001)
     }
     return takenByBoth
+}
+
+/// True when `census` describes `route` as the links are now and every chain it
+/// checks, read now on this thread with its hosts held, holds (as a walk up checks).
+private func routeHolds(_ census: ChainCensus, _ route: [NodeLink]) -> Bool {
+    let held = graphLock.withShared {
+        route.withUnsafeBufferPointer { census.describes($0, onMainThread: false) } && census.holdHosts()
+    }
+    guard held else { return false }
+    return census.checkHeld(thread: ThreadState.current)
 }
 
 /// True when every chain `census` checks, read now on this thread, holds.

@@ -883,7 +883,7 @@ extension DominoNode {
     /// resolving every link, 9,964 checking them; then 5,987 once responders were
     /// held without side tables (see `WeakResponder`), the checks' lists kept with
     /// the thread and the route walked once for the stages and the checks; 5,823
-    /// to 3,517 with the checks taken once for a route, not at each walk.
+    /// to 3,618 with the checks taken once for a route, not at each walk.
     /// Called with the thread's stripe held (taken by `collectAgain` to tell whether
     /// responder nodes exist: taken twice, it cost a post through them about 30
     /// instructions), which it gives back.
@@ -911,14 +911,15 @@ extension DominoNode {
                 taken = ChainCensus(route: route, onMainThread: onMainThread)
             }
         }
+        // Held for the check: reading a chain calls a responder's getter, which may
+        // post on this thread, and that walk may take the thread's censuses again.
+        let census = taken ?? thread.pointee.routeCensuses.first.unsafelyUnwrapped
+        let held = census.holdHosts()
         graphLock.unlockShared(stripe: stripe)
         // The census a new one drops released here, outside the lock.
         if let taken { _ = thread.pointee.routeCensuses.insertFirst(taken) }
-        // Held for the check: reading a chain calls a responder's getter, which may
-        // post on this thread, and that walk may take the thread's censuses again.
-        let census = thread.pointee.routeCensuses.first.unsafelyUnwrapped
-        var stale: [NodeLink] = []
-        return census.check(thread: thread, stale: &stale) == .holds
+        guard held else { return false }
+        return census.checkHeld(thread: thread)
     }
 
     /// The walk of `collect`. Shared lock held.

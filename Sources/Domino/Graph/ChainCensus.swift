@@ -25,13 +25,19 @@
 ///   nodes with it under their stripe and take nothing of the links while the route
 ///   and the links stay (taking each link's checks at every post cost a post up 10
 ///   responder nodes about 2,300 of its 5,823 instructions). Only its thread uses it;
-///   taken again in its own memory (`retake`) when nothing else references it.
+///   taken again in its own memory (`retake`) when nothing else references it. It
+///   keeps no host's memory between walks: a walk holds its route's hosts under the
+///   stripe (`holdHosts`), while the census describes the route as the links are
+///   (its nodes registered, their links keeping their hosts' memory), and releases
+///   each once its chain is read (`checkHeld`). Kept memory would have outlived the
+///   views on a thread that stopped walking (the leak checker found their side
+///   tables at exit).
 ///
-/// Identities are compared while the responders read are held (`tryRetain` holds
-/// each host while its chain is read; the getter returns each next responder
-/// retained), against hosts referenced without keeping them alive
-/// (`UnretainedResponder`), whose memory the census keeps by holding their nodes'
-/// links (`keepers`: each link's `hostReference` keeps its host's memory). A
+/// Identities are compared while the responders read are held (each host while its
+/// chain is read; the getter returns each next responder retained), against hosts
+/// referenced without keeping them alive (`UnretainedResponder`), whose memory a
+/// census of every node keeps by holding their nodes' links (`keepers`: each link's
+/// `hostReference` keeps its host's memory). A
 /// responder read now at the address of one read before that has died is taken for
 /// it only where that changes nothing: the registry has not changed since the path
 /// was read (`ResponderRegistry.membership`, compared again after the reads), so it
@@ -60,8 +66,8 @@ final class ChainCensus: @unchecked Sendable {
     /// that follow their chain, on the main thread all of them, elsewhere those not
     /// read on the main thread only.
     @exclusivity(unchecked) private var entries = ScratchList<Entry>()
-    /// The link of every node taken (with a route's, each successor's that is not
-    /// the route's next node too), retained: each link's `hostReference` keeps its
+    /// In a census of every node, the link of every node taken, retained (a census
+    /// of a route keeps none: see `holdHosts`): each link's `hostReference` keeps its
     /// host's memory, which keeps the entries' references valid, without keeping the
     /// host alive. Never read; released by `releaseKeepers()`. (A reference to each
     /// host, kept here, cost an unowned retain and release each, about 90
@@ -112,7 +118,7 @@ final class ChainCensus: @unchecked Sendable {
         linksWritten = ResponderRegistry.linksWritten
         membership = ResponderRegistry.membership
         for node in route { routeNodes.append(node) }
-        take(route, route: route)
+        take(route, keepingLinks: false)
     }
 
     /// Takes this census again, of `route` or (nil) of every responder node, in its
@@ -131,7 +137,7 @@ final class ChainCensus: @unchecked Sendable {
         paths.removeAll()
         if let route {
             for node in route { routeNodes.append(node) }
-            take(route, route: route)
+            take(route, keepingLinks: false)
         } else {
             takeEveryNode()
         }
@@ -143,7 +149,7 @@ final class ChainCensus: @unchecked Sendable {
         entries.reserve(count)
         keepers.reserve(count)
         paths.reserve(count)
-        take(ResponderRegistry.nodes.values, route: nil)
+        take(ResponderRegistry.nodes.values, keepingLinks: true)
     }
 
     /// True when this is a census of `route` (the responder nodes of a walk up, in
@@ -174,27 +180,23 @@ final class ChainCensus: @unchecked Sendable {
         keepers.removeAll()
     }
 
-    /// Fills the entries, keepers and paths (empty) with the links of `nodes`, which
-    /// are `route`'s for a census of a route: keepers for each node's link, and for a
-    /// route each successor's that is not the route's next node (a census of every
-    /// node keeps every link already); empties them again when a link cannot be
-    /// checked. Lock held. Inlined into each caller, so that whether there is a
-    /// route is known there (out of line, the census of every node cost 6
-    /// instructions a node more).
+    /// Fills the entries, keepers (with `keepingLinks`: a census of every node) and
+    /// paths (empty) with the links of `nodes`; empties them again when a link cannot
+    /// be checked. Lock held. Inlined into each caller, so that `keepingLinks` is
+    /// known there (out of line, the census of every node cost 6 instructions a node
+    /// more).
     @inline(__always)
-    private func take(_ nodes: some Sequence<NodeLink>, route: UnsafeBufferPointer<NodeLink>?) {
+    private func take(_ nodes: some Sequence<NodeLink>, keepingLinks: Bool) {
         let membership = membership, onMainThread = onMainThread
         var checkable = true
-        var index = 0
         for nodeLink in nodes where checkable {
-            index &+= 1
             // Links borrowed from their nodes (bound as references, each was
             // retained and released).
             let found = nodeLink.withNode { $0.responderLink.map(Unmanaged.passUnretained) }
             found?._withUnsafeGuaranteedRef { link in
-                // Every link, so that every successor's host is kept too in a
-                // census of every node (a successor is a registered node).
-                keepers.append(Unmanaged.passRetained(link))
+                // Every link, so that every successor's host is kept too (a
+                // successor is a registered node). Not a route's: see `holdHosts`.
+                if keepingLinks { keepers.append(Unmanaged.passRetained(link)) }
                 guard link.followsChain, !(link.readsOnMainThreadOnly && !onMainThread) else {
                     // Walks leave such a link as it is; one never read is resolved.
                     if !link.wasRead { checkable = false }
@@ -212,9 +214,6 @@ final class ChainCensus: @unchecked Sendable {
                         return
                     }
                     successorLink._withUnsafeGuaranteedRef {
-                        if let route, index == route.count || route[index] != successorNode {
-                            keepers.append(Unmanaged.passRetained($0))
-                        }
                         successor = $0.hostReference.unretained
                         successorID = $0.hostID
                     }
@@ -251,9 +250,11 @@ final class ChainCensus: @unchecked Sendable {
 
     /// Reads every chain and compares it with its link; appends to `stale` the nodes
     /// whose chains do not hold. Outside the lock: it calls `nextDominoResponder`.
+    /// A census of every node only: its keepers keep its hosts' memory, and each
+    /// host is held while its chain is read.
     func check(thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]) -> Check {
         guard checkable else { return .unknown }
-        readsHold(entries.buffer, paths: paths.buffer, thread: thread, stale: &stale)
+        readsHold(entries.buffer, paths: paths.buffer, hostsHeld: false, thread: thread, stale: &stale)
         // Compared again after the reads (found probing a flaky test: a post read a
         // chain through a responder whose node was made during the read, took the
         // link past it as holding and skipped that node, 16 posts in 20,000). Loaded
@@ -263,13 +264,50 @@ final class ChainCensus: @unchecked Sendable {
         return stale.isEmpty ? .holds : .stale
     }
 
+    /// Holds every entry's host, for `checkHeld`: a census of a route keeps no host's
+    /// memory between walks (a thread that stops walking would keep dead views' memory,
+    /// and their side tables, for as long as it runs). True when all are alive; else
+    /// false, holding none (the walk resolves the links). Lock held, and the census
+    /// describing the route as the links are now (`describes`): its nodes are then
+    /// registered, their links alive, and each link's `hostReference` keeps its
+    /// host's memory, so each address is sound to retain.
+    func holdHosts() -> Bool {
+        let entries = entries.buffer
+        guard let base = entries.baseAddress else { return true }
+        // Through the base address: indexing the buffer tested its bounds (about 8
+        // instructions an entry).
+        var index = 0
+        while index < entries.count {
+            if !base[index].host.retainIfAlive() {
+                for held in 0..<index { base[held].host.release() }
+                return false
+            }
+            index &+= 1
+        }
+        return true
+    }
+
+    /// `check(thread:stale:)` for a census of a route whose hosts the caller holds
+    /// (`holdHosts()`), each released once its chain is read (one may be the last
+    /// reference to its responder: its deinit may walk meanwhile, and the census,
+    /// which the caller holds, is not taken again under it): true when every chain
+    /// holds and no responder node was made or dropped meanwhile. Outside the lock:
+    /// it calls `nextDominoResponder`.
+    func checkHeld(thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+        var stale: [NodeLink] = []
+        readsHold(entries.buffer, paths: paths.buffer, hostsHeld: true, thread: thread, stale: &stale)
+        guard checkable else { return false }
+        return stale.isEmpty && ResponderRegistry.membership == membership
+    }
+
+    @inline(__always)
     private func readsHold(
-        _ entries: UnsafeBufferPointer<Entry>, paths: UnsafeBufferPointer<ObjectIdentifier>,
+        _ entries: UnsafeBufferPointer<Entry>, paths: UnsafeBufferPointer<ObjectIdentifier>, hostsHeld: Bool,
         thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]
     ) {
         let onMainThread = onMainThread
         for entry in entries {
-            let holds = entry.host.whileAlive { host -> Bool in
+            let reads = { (host: any DominoResponder) -> Bool in
                 thread.pointee.responderReads &+= 1
                 let pathCount = Int(entry.pathCount)
                 // The host leads nowhere.
@@ -293,6 +331,13 @@ final class ChainCensus: @unchecked Sendable {
                 guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
                 thread.pointee.responderReads &+= 1
                 return current.nextResponderAssumingReadable() == nil
+            }
+            let holds: Bool?
+            if hostsHeld {
+                holds = entry.host.withHeld(reads)
+                entry.host.release()
+            } else {
+                holds = entry.host.whileAlive(reads)
             }
             // A host gone: its link is resolved again too (to nowhere).
             if holds != true { stale.append(entry.node) }

@@ -195,6 +195,26 @@ struct UnretainedResponder: @unchecked Sendable {
         reference.value.map(body)
     }
 
+    /// Retains the responder unless its deinit has begun; true then, and the caller
+    /// releases it with `release()`.
+    func retainIfAlive() -> Bool {
+        guard let value = reference.value else { return false }
+        _ = Unmanaged.passRetained(value as AnyObject)
+        return true
+    }
+
+    /// Releases the reference `retainIfAlive()` took.
+    func release() {
+        guard let value = reference.value else { return }
+        Unmanaged.passUnretained(value as AnyObject).release()
+    }
+
+    /// `body`'s result with the responder, which the caller holds
+    /// (`retainIfAlive()`).
+    func withHeld<Result>(_ body: (any DominoResponder) -> Result) -> Result {
+        body(reference.value.unsafelyUnwrapped)
+    }
+
     /// See `WeakResponder.refers(to:recordedAs:)`.
     func refers(to responder: any DominoResponder, recordedAs id: ObjectIdentifier) -> Bool {
         reference.refers(to: responder, recordedAs: id)
@@ -255,6 +275,27 @@ struct UnretainedResponder: @unchecked Sendable {
     @inline(__always)
     func whileAlive<Result>(_ body: (any DominoResponder) -> Result) -> Result? {
         whileRetained(address) { body(object) }
+    }
+
+    /// Retains the responder unless its deinit has begun; true then, and the caller
+    /// releases it with `release()`. Its memory must be allocated (see the type's
+    /// comment, or `ChainCensus.holdHosts`).
+    @inline(__always)
+    func retainIfAlive() -> Bool {
+        tryRetain(address) != nil
+    }
+
+    /// Releases the reference `retainIfAlive()` took.
+    @inline(__always)
+    func release() {
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+    }
+
+    /// `body`'s result with the responder, which the caller holds
+    /// (`retainIfAlive()`).
+    @inline(__always)
+    func withHeld<Result>(_ body: (any DominoResponder) -> Result) -> Result {
+        body(object)
     }
 
     /// True when this refers to `responder`, alive: by address (see
