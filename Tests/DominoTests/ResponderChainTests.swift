@@ -376,6 +376,31 @@ import DominoTesting
         #expect(censusesTaken(postingFrom: nodes[...]) == nodes.count)
     }
 
+    @Test func aPostWhoseRouteLostAViewWhoseNodeLivesOnIsDeliveredAlongTheChainAsItIsNow() {
+        // The census still describes the route (no node went), but a host is gone:
+        // the walk holds the hosts before it, gives them back, and resolves the links.
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        var badge: SimView? = SimView("badge")
+        var holder: SimView? = SimView("holder")
+        holder!.addSubview(badge!)
+        screen.card.addSubview(holder!)
+        let badgeNode = badge!.dominoNode
+        let holderNode = holder!.dominoNode              // outlives its view
+        let weakBadge = WeakBox(badge!)
+        badgeNode.post(Ping(value: 1))
+        badgeNode.post(Ping(value: 2))                  // the census of the route holds
+        holder!.removeFromSuperview()
+        holder = nil                                     // the badge's chain now ends at it
+        badgeNode.post(Ping(value: 3))
+        #expect(recorder.values(of: Ping.self).map(\.value) == [1, 2])
+        #expect(badgeNode.resolvedSuccessor == nil)
+        badge = nil                                      // the hosts held were given back
+        #expect(weakBadge.value == nil)
+        withExtendedLifetime(holderNode) {}
+    }
+
     @Test func postFollowsAViewMovedAwayAndBackBetweenPosts() {
         // A post along a route whose census its thread kept still reads the chains:
         // each move is found by the post after it (fails when a kept census is
@@ -903,6 +928,7 @@ private func routeCensusOnceItHolds(_ read: () -> [DominoNode]) -> ChainCensus? 
             return (census, census.holdHosts())
         }
         if held, census.checkHeld(thread: ThreadState.current) { return census }
+        if !held { census.releaseHosts() }
         Thread.sleep(forTimeInterval: 0.001)
     }
     return nil
@@ -928,10 +954,14 @@ private func censusesTakenByTwoWalksInARow(_ taken: KeyPath<ThreadState, Int>, _
 /// True when `census` describes `route` as the links are now and every chain it
 /// checks, read now on this thread with its hosts held, holds (as a walk up checks).
 private func routeHolds(_ census: ChainCensus, _ route: [NodeLink]) -> Bool {
-    let held = graphLock.withShared {
-        route.withUnsafeBufferPointer { census.describes($0, onMainThread: false) } && census.holdHosts()
+    let (describes, held) = graphLock.withShared {
+        let describes = route.withUnsafeBufferPointer { census.describes($0, onMainThread: false) }
+        return (describes, describes && census.holdHosts())
     }
-    guard held else { return false }
+    guard held else {
+        if describes { census.releaseHosts() }
+        return false
+    }
     return census.checkHeld(thread: ThreadState.current)
 }
 

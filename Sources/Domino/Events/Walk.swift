@@ -918,7 +918,10 @@ extension DominoNode {
         graphLock.unlockShared(stripe: stripe)
         // The census a new one drops released here, outside the lock.
         if let taken { _ = thread.pointee.routeCensuses.insertFirst(taken) }
-        guard held else { return false }
+        guard held else {
+            census.releaseHosts()
+            return false
+        }
         return census.checkHeld(thread: thread)
     }
 

@@ -267,10 +267,12 @@ final class ChainCensus: @unchecked Sendable {
     /// Holds every entry's host, for `checkHeld`: a census of a route keeps no host's
     /// memory between walks (a thread that stops walking would keep dead views' memory,
     /// and their side tables, for as long as it runs). True when all are alive; else
-    /// false, holding none (the walk resolves the links). Lock held, and the census
-    /// describing the route as the links are now (`describes`): its nodes are then
-    /// registered, their links alive, and each link's `hostReference` keeps its
-    /// host's memory, so each address is sound to retain.
+    /// false, and the caller releases the ones held with `releaseHosts()` after
+    /// unlocking (one may be a responder's last reference by then) and resolves the
+    /// links. Lock held, and the census describing the route as the links are now
+    /// (`describes`): its nodes are then registered, their links alive, and each
+    /// link's `hostReference` keeps its host's memory, so each address is sound to
+    /// retain.
     func holdHosts() -> Bool {
         let entries = entries.buffer
         guard let base = entries.baseAddress else { return true }
@@ -279,12 +281,23 @@ final class ChainCensus: @unchecked Sendable {
         var index = 0
         while index < entries.count {
             if !base[index].host.retainIfAlive() {
-                for held in 0..<index { base[held].host.release() }
+                hostsHeld = index
                 return false
             }
             index &+= 1
         }
         return true
+    }
+
+    /// How many hosts `holdHosts()` held when it found one gone.
+    @exclusivity(unchecked) private var hostsHeld = 0
+
+    /// Releases the hosts that a `holdHosts()` that returned false held. Outside the
+    /// lock.
+    func releaseHosts() {
+        let entries = entries.buffer
+        for index in 0..<hostsHeld { entries[index].host.release() }
+        hostsHeld = 0
     }
 
     /// `check(thread:stale:)` for a census of a route whose hosts the caller holds
