@@ -917,7 +917,7 @@ extension DominoNode {
         let held = census.holdHosts()
         graphLock.unlockShared(stripe: stripe)
         // The census a new one drops released here, outside the lock.
-        if let taken { _ = thread.pointee.routeCensuses.insertFirst(taken) }
+        if let taken { thread.pointee.routeCensuses.insertFirst(taken) }
         guard held else {
             census.releaseHosts()
             return false

@@ -16,9 +16,10 @@
 ///   none for the links as they are, and shared by every walk after it, which retains
 ///   it under its stripe. Not changed while any walk holds it (taken again in its
 ///   own memory, under the exclusive lock, only when the registry's reference is
-///   its only one); dropped when a responder node goes. A walk whose census finds some chains changed resolves only their links (a
-///   view moved: its own); one whose census cannot tell (a responder node made or
-///   dropped since it was taken) resolves every link.
+///   its only one); dropped when a responder node goes. A walk whose census finds
+///   some chains changed resolves only their links (a view moved: its own); one
+///   whose census cannot tell (a responder node made or dropped since it was taken)
+///   resolves every link.
 /// - **A walk up's route** (`init(route:onMainThread:)`): the links of the responder
 ///   nodes on a post's route, in route order. Its thread keeps it (`RouteCensuses`,
 ///   four routes) for the walks up after it, which compare their route's responder
@@ -84,12 +85,12 @@ final class ChainCensus: @unchecked Sendable {
     /// somewhere. Walks then resolve every link.
     @exclusivity(unchecked) private(set) var checkable = true
     /// `ResponderRegistry.linksWritten` when this was taken: valid while it stays.
-    @exclusivity(unchecked) private(set) var linksWritten: Int
+    @exclusivity(unchecked) private(set) var linksWritten = 0
     /// `ResponderRegistry.membership` when this was taken, which every path is valid
     /// at; compared again after the reads (see `check(thread:stale:)`).
-    @exclusivity(unchecked) private var membership: Int
+    @exclusivity(unchecked) private var membership = 0
     /// Whether this is the census of walks on the main thread.
-    @exclusivity(unchecked) private(set) var onMainThread: Bool
+    @exclusivity(unchecked) private(set) var onMainThread = false
 
     /// The responder nodes of the walk up whose route this census checks, in route
     /// order (see `init(route:onMainThread:)`); empty for a census of every
@@ -102,10 +103,7 @@ final class ChainCensus: @unchecked Sendable {
     /// The census of every registered responder node's link as it is now, for walks
     /// on the main thread or elsewhere. Exclusive lock held; loads no host.
     init(onMainThread: Bool) {
-        self.onMainThread = onMainThread
-        linksWritten = ResponderRegistry.linksWritten
-        membership = ResponderRegistry.membership
-        takeEveryNode()
+        retake(route: nil, onMainThread: onMainThread)
     }
 
     /// The census of the links of `route`, the responder nodes of a walk up in route
@@ -114,11 +112,7 @@ final class ChainCensus: @unchecked Sendable {
     /// `describes(_:onMainThread:)`). Lock held (a stripe is enough: links change
     /// under the exclusive lock only); loads no host.
     init(route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) {
-        self.onMainThread = onMainThread
-        linksWritten = ResponderRegistry.linksWritten
-        membership = ResponderRegistry.membership
-        for node in route { routeNodes.append(node) }
-        take(route, keepingLinks: false)
+        retake(route: route, onMainThread: onMainThread)
     }
 
     /// Takes this census again, of `route` or (nil) of every responder node, in its
@@ -402,13 +396,11 @@ struct RouteCensuses {
         return true
     }
 
-    /// Puts `census` first and drops the least recently used, which the caller
-    /// releases (outside the lock: it holds links).
-    mutating func insertFirst(_ census: ChainCensus) -> ChainCensus? {
-        var dropped: ChainCensus? = census
-        swap(&dropped, &slots.3)
+    /// Puts `census` first and drops the least recently used. Outside the lock: the
+    /// census dropped may hold the last reference to links.
+    mutating func insertFirst(_ census: ChainCensus) {
+        slots.3 = census
         bringLastFirst()
-        return dropped
     }
 
     private mutating func bringLastFirst() {

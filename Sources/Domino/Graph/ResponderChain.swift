@@ -357,13 +357,13 @@ enum ResponderRegistry {
             ThreadState.current.pointee.censusesTaken &+= 1
             // Taken again in the memory of the census it replaces when no walk holds
             // that one (no allocation); else anew, the old one to the graveyard.
-            if onMainThread, isKnownUniquelyReferenced(&mainThreadCensus) {
-                mainThreadCensus.unsafelyUnwrapped.retake(route: nil, onMainThread: true)
-                return mainThreadCensus.unsafelyUnwrapped
+            func retakenInPlace(_ kept: inout ChainCensus?) -> ChainCensus? {
+                guard isKnownUniquelyReferenced(&kept) else { return nil }
+                kept.unsafelyUnwrapped.retake(route: nil, onMainThread: onMainThread)
+                return kept
             }
-            if !onMainThread, isKnownUniquelyReferenced(&otherThreadCensus) {
-                otherThreadCensus.unsafelyUnwrapped.retake(route: nil, onMainThread: false)
-                return otherThreadCensus.unsafelyUnwrapped
+            if let census = onMainThread ? retakenInPlace(&mainThreadCensus) : retakenInPlace(&otherThreadCensus) {
+                return census
             }
             let census = ChainCensus(onMainThread: onMainThread)
             let replaced = onMainThread ? mainThreadCensus : otherThreadCensus
