@@ -732,6 +732,84 @@ import DominoTesting
     }
 }
 
+/// What walks down through responder nodes deliver: in the whole suite's run by
+/// whichever way the process's state sends them, and in CI also in a process of their
+/// own, where they collect under the stripe without plans (see `StripedWalkTests`).
+@Suite("Walks down through responder nodes", .checksLeaks)
+@MainActor struct ResponderWalkDownTests {
+    @Test func aBroadcastReachesANodesMountedChildrenBeforeTheViewsWhoseChainLeadsThere() {
+        let screen = Screen()
+        let badge = SimView("badge")
+        screen.content.view.addSubview(badge)
+        let content = screen.content.dominoNode
+        // content: two mounted nodes (one with a child of its own), then two views
+        // whose chains lead to it; card: one mounted node, then one view.
+        let first = DominoNode(label: "first"), inner = DominoNode(label: "inner"), second = DominoNode(label: "second")
+        let beside = DominoNode(label: "beside")
+        first.mount(at: content)
+        inner.mount(at: first)
+        second.mount(at: content)
+        beside.mount(at: screen.card.dominoNode)
+        let nodes = [content, first, inner, second, screen.card.dominoNode, beside, screen.button.dominoNode, badge.dominoNode]
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: nodes)
+        let result = content.broadcast(Ping(value: 1))
+        #expect(recorder.nodes == ["content", "first", "inner", "second", "card", "beside", "button", "badge"])
+        #expect(result.nodesVisited == 8)
+    }
+
+    @Test func aBroadcastReachesAViewWhoseNodeIsAlsoMountedInTheSameTreeOnce() {
+        let screen = Screen()
+        // The button follows the card, and is mounted at the content controller too.
+        screen.button.dominoNode.mount(at: screen.content.dominoNode)
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [screen.content.dominoNode, screen.card.dominoNode, screen.button.dominoNode])
+        let result = screen.root.dominoNode.broadcast(Ping(value: 1))
+        #expect(recorder.nodes == ["content", "button", "card"])
+        #expect(result.deliveries == 3)
+    }
+
+    @Test func aRaiseFromAViewRunsTheRaiseHandlersUpItsChainThenEveryHandlerOfTheWindowsTree() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        let nodes = [screen.button, screen.card, screen.content, screen.root, screen.window].map(\.dominoNode)
+        recorder.record(Ping.self, at: nodes, phase: .raise)
+        recorder.record(Ping.self, at: nodes)
+        let result = screen.button.dominoNode.raise(Ping(value: 1))
+        #expect(recorder.nodes == [
+            "button", "card", "content", "root", "window",      // up, raise-phase handlers
+            "window", "root", "content", "card", "button",      // down
+        ])
+        #expect(result.deliveries == 10)
+    }
+
+    @Test func aBroadcastThroughAViewWhoseNodeHasAModeOfItsOwnRunsItsHandlersInThatMode() async {
+        let screen = Screen()
+        let card = screen.card.dominoNode
+        card.deliveryMode = .background
+        let heard = Counter()
+        card.subscribe(Ping.self, on: nil) { _ in heard.increment() }
+        screen.button.dominoNode.subscribe(Ping.self, on: nil) { _ in heard.increment() }
+        let result = screen.content.dominoNode.broadcast(Ping(value: 1))
+        // The button's handler runs in place (the default), the card's is scheduled.
+        #expect(result.deliveries == 2)
+        #expect(result.scheduled == 1)
+        #expect(await eventuallyOnMainActor { heard.value == 2 })
+    }
+
+    @Test func aBroadcastThroughViewsKeepsTheEventOutOfTheSubtreeOfAViewThatInterceptsIt() {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: [screen.content, screen.card, screen.button].map(\.dominoNode))
+        let interception = screen.card.dominoNode.intercept(Ping.self) { _ in .stop }
+        screen.content.dominoNode.broadcast(Ping(value: 1))
+        screen.content.dominoNode.broadcast(Ping(value: 2))
+        interception.cancel()
+        screen.content.dominoNode.broadcast(Ping(value: 3))
+        #expect(recorder.nodes == ["content", "card", "content", "card", "content", "card", "button"])
+    }
+}
+
 /// A responder whose next responder another thread may swap at any time: a plain
 /// object whose chain any thread may read (it locks).
 private final class SwappableResponder: DominoResponder, @unchecked Sendable {
@@ -1011,7 +1089,7 @@ private func firstWalkReadingLinksResolvingNone(_ walk: (Int) -> Void) -> Int? {
 }
 
 /// How many links this thread reads (`nextDominoResponder`) while `body` runs.
-private func responderReads(_ body: () -> Void) -> Int {
+func responderReads(_ body: () -> Void) -> Int {
     let before = ThreadState.current.pointee.responderReads
     body()
     return ThreadState.current.pointee.responderReads - before

@@ -163,18 +163,36 @@ extension DominoNode {
         // (their followers are not published), unless this thread's last walk of the
         // same kind, from this node, for this type, found a stage that is not plain
         // (that walk collected the tree twice); else, or when that declines, under
-        // the stripe.
-        if !GraphLock.respondersExist && !thread.pointee.downNotPlain.matches(self, key, raising: raising),
+        // the stripe along plans. Once responder nodes exist, under the stripe and
+        // without plans first (`deliverDownThroughResponders`).
+        guard !GraphLock.respondersExist else { return deliverDownThroughResponders(value, key: key, raising: raising, thread: thread) }
+        if !thread.pointee.downNotPlain.matches(self, key, raising: raising),
            let result = deliverDownWithoutLock(value, key: key, raising: raising, thread: thread) {
             return result
         }
-        return deliverDownLocked(value, key: key, raising: raising, thread: thread)
+        return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, thread: thread)
+    }
+
+    /// `deliverDown` once responder nodes exist: under the stripe without plans
+    /// (`deliverDownStriped`) unless the thread's last walk of the same kind found a
+    /// stage that is not plain, else, or when that declines, along plans. Out of
+    /// line, so that walks in programs without responder nodes pay one test for it.
+    @inline(never)
+    private func deliverDownThroughResponders<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
+        if thread.pointee.downNotPlain.matches(self, key, raising: raising) {
+            return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, thread: thread)
+        }
+        if let result = deliverDownStriped(value, key: key, raising: raising, thread: thread) { return result }
+        return deliverDownLocked(value, key: key, raising: raising, chainsRead: true, thread: thread)
     }
 
     /// `deliverDown` collected under the stripe, along plans: every case (responder
     /// chains, cycles, branching routes, reformers, interceptors, groups, tracing).
+    /// `chainsRead`: the walk read every responder chain already (a walk under the
+    /// stripe that declined).
     @inline(never)
-    private func deliverDownLocked<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
+    private func deliverDownLocked<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, chainsRead: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
+        thread.pointee.walksDownAlongPlans &+= 1
         let scratch = DownScratch.take(from: thread)
         var up = Plan()
         var down = Plan()
@@ -188,7 +206,7 @@ extension DominoNode {
         up.writes = thread.pointee.writes
         down.writes = up.writes
         let hinted = thread.pointee.downNotPlain.matches(self, key, raising: raising)
-        let plain = collectDownLocked(key, raising: raising, up: &up, down: &down, scratch: scratch, thread: thread)
+        let plain = collectDownLocked(key, raising: raising, chainsRead: chainsRead, up: &up, down: &down, scratch: scratch, thread: thread)
         // The tree is plain again: the next walk tries without the stripe.
         if hinted && plain { thread.pointee.downNotPlain = DownHint() }
 
@@ -319,10 +337,10 @@ extension DominoNode {
     /// `deliverDown`'s collection under the stripe: every case (responder chains,
     /// cycles, branching routes, reformers, interceptors, groups, tracing). Returns
     /// true when every stage of the way down is plain (see `collectDown`).
-    private func collectDownLocked(_ key: SlotKey, raising: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+    private func collectDownLocked(_ key: SlotKey, raising: Bool, chainsRead: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         // A node knows where its own responder chain leads, never who follows it: read
         // every chain, so that the walk down finds the followers it has not met yet.
-        Self.refreshEveryResponderChain()
+        if !chainsRead { Self.refreshEveryResponderChain() }
         graphLock.lockShared(stripe: thread.pointee.stripe)
         let gate = GraphLock.walkGate
         up.takeDefaultMode(fromGate: gate)
@@ -405,7 +423,19 @@ extension DominoNode {
             DownScratch.giveBackPublished(consume scratch, to: thread)
             return nil
         }
+        return deliverCollected(value, key: key, raising: raising, scratch: scratch, writes: writes, parity: parity, thread: thread)
+    }
 
+    /// The delivery of a walk down collected into `scratch`'s stage lists, all
+    /// plain, without plans (`deliverDownWithoutLock`, `deliverDownStriped`): the
+    /// way up, then the way down; gives the delivery pin of `parity` back (none when
+    /// -1) and the scratch to `thread`.
+    @inline(__always)
+    private func deliverCollected<Payload: Sendable>(
+        _ value: Payload, key: SlotKey, raising: Bool, scratch: consuming DownScratch, writes: Int, parity: Int,
+        thread: UnsafeMutablePointer<ThreadState>
+    ) -> PostResult {
+        let pins = thread.pointee.pins
         var eventName: String { Self.traceName(of: value, key: key) }
         if scratch.originTraced {
             Tracing.emit(TraceRecord(kind: raising ? .raised : .broadcast, event: eventName, node: description))
@@ -606,6 +636,200 @@ extension DominoNode {
         // retire something while the walk reads.
         guard GraphLock.pinForDelivery(thread.pointee.pins, keepingReadPinOf: readParity) else { return .epochMoved }
         return .collected
+    }
+
+    /// `deliverDown` once responder nodes exist, whose followers (the nodes whose
+    /// responder chain leads to a node) only walks under a stripe read: collected
+    /// under the stripe as `collectDownPublished` collects without it, straight into
+    /// the thread's scratch lists, then delivered as that walk delivers, without
+    /// plans (a walk along plans through 111 responder nodes spent about 166
+    /// instructions a node collecting). Nil when the walk must go along plans
+    /// (`deliverDownLocked`), having delivered nothing and holding no pin; the
+    /// chains were read first, so that walk need not read them again.
+    @inline(__always)
+    private func deliverDownStriped<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult? {
+        // A node knows where its own responder chain leads, never who follows it.
+        Self.refreshEveryResponderChain()
+        let scratch = DownScratch.take(from: thread)
+        scratch.startPublishedWalk()
+        let writes = thread.pointee.writes
+        let stripe = thread.pointee.stripe
+        graphLock.lockShared(stripe: stripe)
+        let outcome = collectDownStriped(key, raising: raising, scratch: scratch)
+        // Pinned under the stripe, where no writer retires anything: the pin keeps
+        // every table collected.
+        let parity = outcome == .collected ? GraphLock.pin(thread.pointee.pins) : -1
+        graphLock.unlockShared(stripe: stripe)
+        guard outcome == .collected || outcome == .nothingToDeliver else {
+            if outcome == .notPlain, let hint = DownHint(origin: self, key: key, raising: raising) { thread.pointee.downNotPlain = hint }
+            DownScratch.giveBackPublished(consume scratch, to: thread)
+            return nil
+        }
+        return deliverCollected(value, key: key, raising: raising, scratch: scratch, writes: writes, parity: parity, thread: thread)
+    }
+
+    /// `deliverDownStriped`'s walk, stripe held: `collectDownPublished`'s, with
+    /// what only the stripe makes readable. A node's followers are visited after
+    /// its children, as `Route.walkDown` visits them, and a node that is both
+    /// mounted and a follower may be reached twice; a responder node without a mode
+    /// of its own takes the walk's default. No writer runs, so no link sequence is
+    /// checked and nothing is left to the epoch. Declines where that walk declines
+    /// (the gate closed, a mode with a queue, and here a responder node with a mode
+    /// of its own, group interceptors, a raise's way up that branches), and returns
+    /// `.notPlain` as it does.
+    private func collectDownStriped(_ key: SlotKey, raising: Bool, scratch: DownScratch) -> DownCollection {
+        let gate = GraphLock.walkGate
+        let groupsUsed = gate & GraphLock.gateGroups != 0
+        let defaultCode = gate & ~(GraphLock.gateGroups | GraphLock.gateCaptures)
+        guard defaultCode &- 1 < 0xFF else { return .declined }
+        let origin = publishedMode
+        if DominoNode.declinesStripedWalks(origin) { return .declined }
+        let traceAll = origin & 1 != 0
+        scratch.originTraced = traceAll
+        let modeBits = Stage.stripedModeBits(defaultCode: defaultCode, traceAll: traceAll)
+        var top = NodeLink(self)
+        if raising {
+            guard let root = Self.collectUpStriped(from: top, key.in(.raise), modeBits: modeBits, scratch: scratch) else { return .declined }
+            top = root
+        }
+
+        // Depth-first pre-order, children in mount order, then followers; as
+        // `collectDownPublished`, a node's only link below is visited next and a list
+        // of several read in place through a cursor. A node with children and
+        // followers leaves its followers' cursor to be read once its children's
+        // subtrees are done.
+        var stages = scratch.downStages
+        var cursors = scratch.cursors
+        defer {
+            scratch.downStages = stages
+            scratch.cursors = cursors
+            if !scratch.visited.isEmpty { scratch.visited.removeAll(keepingCapacity: true) }
+        }
+        var link = top
+        var visited = 0
+        var cursor = ChildCursor.empty
+        walk: while true {
+            let found = Self.readStriped(link, key)
+            guard let found else { return .declined }
+            if groupsUsed {
+                if Self.hasGroupInterceptors(link) { return .declined }
+            }
+            if found.tableWord & Slot.rarerTag != 0 { return .notPlain }
+            var firstVisit = true
+            if found.reachableTwice {
+                firstVisit = scratch.visited.insert(link).inserted
+            }
+            if firstVisit {
+                visited &+= 1
+                if let table = UnsafeRawPointer(bitPattern: found.tableWord) {
+                    stages.append(Stage(striped: Unmanaged.fromOpaque(table), modeBits: modeBits, modeWord: found.mode, position: visited))
+                }
+                var below = found.children
+                if !found.followers.isEmpty {
+                    if below.isEmpty {
+                        below = found.followers
+                    } else {
+                        if cursor.hasMore { cursors.append(cursor) }
+                        cursor = found.followers.cursor
+                    }
+                }
+                if let only = below.only {
+                    link = only
+                    continue
+                }
+                if let list = below.publishedCursor {
+                    if cursor.hasMore { cursors.append(cursor) }
+                    cursor = list
+                }
+            }
+            // The next link: the current list's, else the innermost kept list's.
+            while true {
+                while cursor.hasMore {
+                    if let next = cursor.advanceAny() {
+                        link = next
+                        continue walk
+                    }
+                }
+                guard let above = cursors.popLast() else { break walk }
+                cursor = above
+            }
+        }
+        scratch.downVisited = visited
+        guard scratch.upStages.count > 0 || stages.count > 0 else { return .nothingToDeliver }
+        return .collected
+    }
+
+    /// The way up of a raise collected under the stripe (`collectDownStriped`), into
+    /// `scratch`'s stages of the way up: the one way there is, each node's parent or
+    /// its responder chain's next node. The root, where the way down starts; nil
+    /// when the walk declines (a node with two ways up, a mode with a queue). Out of
+    /// line: in its caller, the optimizer no longer inlined the closure that reads
+    /// each node of the way down (measured: about 25 instructions a node).
+    @inline(never)
+    private static func collectUpStriped(from start: NodeLink, _ raiseKey: SlotKey, modeBits: UInt64, scratch: DownScratch) -> NodeLink? {
+        var top = start
+        var visited = 0
+        var stages = scratch.upStages
+        defer { scratch.upStages = stages }
+        while true {
+            let found = top.withNode { node -> (up: NodeLink?, table: Unmanaged<HandlerTable>?, mode: UInt32)? in
+                let mode = node.publishedMode
+                if DominoNode.declinesStripedWalks(mode) { return nil }
+                let parents = node.parentLinks.shape
+                if parents.isMultiple { return nil }
+                var up = parents.only
+                if let successor = node.responderLink?.successor {
+                    if up != nil { return nil }
+                    up = successor
+                }
+                return (up, node.publishedTable(for: raiseKey), mode)
+            }
+            guard let found else { return nil }
+            visited &+= 1
+            if let table = found.table {
+                stages.append(Stage(striped: table, modeBits: modeBits, modeWord: found.mode, position: visited))
+            }
+            guard let up = found.up else { break }
+            top = up
+        }
+        scratch.upVisited = visited
+        return top
+    }
+
+    /// True when the node of `link` has group interceptors, for a walk that declines
+    /// at such a node. Lock held. Out of line, as `collectUpStriped`.
+    @inline(never)
+    private static func hasGroupInterceptors(_ link: NodeLink) -> Bool {
+        link.slots.publishedTable(for: .group) != nil
+    }
+
+    /// What `collectDownStriped` reads at the node of `link`: its children, its
+    /// followers, its table word of `key`, its mode word, and whether it may be
+    /// reached twice (it has several parents, or a parent and a successor); nil
+    /// when the walk declines. Only the responder link is read through the node;
+    /// the node's words from the link's address: the optimizer did not inline a
+    /// closure that read them all (measured: about 25 instructions a node).
+    @inline(__always)
+    private static func readStriped(
+        _ link: NodeLink, _ key: SlotKey
+    ) -> (children: NodeList.Shape, followers: NodeList.Shape, tableWord: UInt, mode: UInt32, reachableTwice: Bool)? {
+        let mode = link.publishedMode
+        if DominoNode.declinesStripedWalks(mode) { return nil }
+        let parents = link.parentLinks.shape
+        var reachableTwice = parents.isMultiple
+        var followers = NodeList.Shape.empty
+        if mode >> 1 == DominoNode.declinesWalksWithoutALockInheriting {
+            let responder = link.withNode { node -> (followers: NodeList.Shape, followsChain: Bool) in
+                guard let responderLink = node.responderLink else { return (.empty, false) }
+                return (responderLink.followers.shape, responderLink.successor != nil)
+            }
+            followers = responder.followers
+            // Mounted and a follower: reached from its parent and its successor.
+            if responder.followsChain {
+                if parents.only != nil { reachableTwice = true }
+            }
+        }
+        return (link.childLinks.shape, followers, link.slots.publishedTableWord(for: key), mode, reachableTwice)
     }
 
     /// Runs the subscribers of each of `stages`, in order with `value`, until one

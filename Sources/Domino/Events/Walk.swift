@@ -127,6 +127,25 @@ struct Stage {
         bits = (modeBits &>> (modeWord &<< 2)) & 7 | UInt32(truncatingIfNeeded: position) &<< 3
     }
 
+    /// `publishedModeBits` for a walk down under a stripe (`DominoNode.
+    /// collectDownStriped`), which also meets the words of a responder node without a
+    /// mode of its own (10 and 11, `DominoNode.declinesWalksWithoutALockInheriting`):
+    /// the default's code, untraced then traced, as words 0 and 1.
+    @inline(__always)
+    static func stripedModeBits(defaultCode: UInt, traceAll: Bool) -> UInt64 {
+        let bits = UInt64(publishedModeBits(defaultCode: defaultCode, traceAll: traceAll))
+        return bits | (bits & 0xFF) << (4 * 2 * UInt64(DominoNode.declinesWalksWithoutALockInheriting))
+    }
+
+    /// The stage of `table` at a node whose published mode word is `modeWord` (0 to
+    /// 7, 10 or 11), in a walk under a stripe whose `stripedModeBits` are `modeBits`.
+    @inline(__always)
+    init(striped table: Unmanaged<HandlerTable>, modeBits: UInt64, modeWord: UInt32, position: Int) {
+        handlers = table
+        box = nil
+        bits = UInt32(truncatingIfNeeded: (modeBits &>> UInt64(modeWord &<< 2)) & 7) | UInt32(truncatingIfNeeded: position) &<< 3
+    }
+
     /// The same stage, running `table` instead (a walk's detached copy).
     func running(_ table: Unmanaged<HandlerTable>) -> Stage {
         var stage = self

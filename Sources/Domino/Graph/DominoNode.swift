@@ -53,7 +53,11 @@ public final class DominoNode: @unchecked Sendable {
 
     /// Where `modeBits` is.
     @inline(__always)
-    private var modeWord: UnsafeMutableRawPointer { firstStoredProperty(of: self) + 3 * MemoryLayout<UInt>.stride }
+    private var modeWord: UnsafeMutableRawPointer { firstStoredProperty(of: self) + Self.modeWordOffset }
+
+    /// `modeWord`'s place after the first stored property.
+    @inline(__always)
+    fileprivate static var modeWordOffset: Int { 3 * MemoryLayout<UInt>.stride }
 
     /// `publishedMode`'s code (after the tracing bit) for a node that walks without
     /// a lock leave to walks under a stripe: a mode with a queue, or a responder
@@ -73,6 +77,15 @@ public final class DominoNode: @unchecked Sendable {
     @inline(__always)
     static func declinesWalksWithoutALock(_ word: UInt32) -> Bool {
         word >> 1 >= declinesWalksWithoutALock
+    }
+
+    /// True when a node whose `publishedMode` is `word` is left to walks along plans
+    /// by walks down under a stripe too (`collectDownStriped`): a mode with a queue,
+    /// or a responder node with a mode of its own (code `declinesWalksWithoutALock`).
+    /// A responder node without one takes the walk's default.
+    @inline(__always)
+    static func declinesStripedWalks(_ word: UInt32) -> Bool {
+        word >> 1 == declinesWalksWithoutALock
     }
 
     /// The node's tracing and delivery mode for a walk without a lock: bit 0 is
@@ -470,4 +483,29 @@ extension DominoNode: CustomStringConvertible {
         if let label { return label }
         return "DominoNode(0x" + String(UInt(bitPattern: id), radix: 16) + ")"
     }
+}
+
+extension NodeLink {
+    /// The node's first stored property, where the words that walks read are (see
+    /// `DominoNode.wordsAreWhereReadersLook`), found from the link's address without
+    /// borrowing the node: for a walk that reads them outside the closure it gives
+    /// `withNode` (which the optimizer may then inline; see `DominoNode.readStriped`).
+    @inline(__always)
+    private var words: UnsafeMutableRawPointer { pointer + 2 * MemoryLayout<UnsafeRawPointer>.stride }
+
+    /// The node's `DominoNode.parentLinks`.
+    @inline(__always)
+    var parentLinks: NodeListRef { NodeListRef(at: words) }
+
+    /// The node's `DominoNode.childLinks`.
+    @inline(__always)
+    var childLinks: NodeListRef { NodeListRef(at: words + MemoryLayout<UInt>.stride) }
+
+    /// The node's `DominoNode.slots`.
+    @inline(__always)
+    var slots: NodeSlotsRef { NodeSlotsRef(at: words + 2 * MemoryLayout<UInt>.stride) }
+
+    /// The node's `DominoNode.publishedMode`.
+    @inline(__always)
+    var publishedMode: UInt32 { AtomicWord.load32(words + DominoNode.modeWordOffset) }
 }

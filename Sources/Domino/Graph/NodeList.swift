@@ -116,6 +116,22 @@ struct NodeList: ~Copyable {
         @inline(__always)
         var isMultiple: Bool { word & 1 != 0 }
 
+        /// The shape of an empty list.
+        @inline(__always)
+        static var empty: Shape { Shape(word: 0) }
+
+        /// True when the list has no link.
+        @inline(__always)
+        var isEmpty: Bool { word == 0 }
+
+        /// The links as a cursor, one link or several (`ChildCursor.single` for one),
+        /// read with `ChildCursor.advanceAny`: for a walk under a stripe.
+        @inline(__always)
+        var cursor: ChildCursor {
+            if let only { return .single(only) }
+            return publishedCursor ?? .empty
+        }
+
         /// The one link of a list that has no more; nil when it has none (or several).
         @inline(__always)
         var only: NodeLink? {
@@ -566,6 +582,23 @@ struct ChildCursor {
     /// True while places are left to read.
     @inline(__always)
     var hasMore: Bool { next < end }
+
+    /// A cursor over one link, which a list of one keeps in its word rather than in
+    /// places: the link's address as `places`, `next` -1 (read by `advanceAny`).
+    @inline(__always)
+    static func single(_ link: NodeLink) -> ChildCursor {
+        ChildCursor(places: link.pointer, next: -1, end: 0)
+    }
+
+    /// `advance()`, for cursors that may be `single`.
+    @inline(__always)
+    mutating func advanceAny() -> NodeLink? {
+        if next < 0 {
+            next = 0
+            return NodeLink(pointer: places)
+        }
+        return advance()
+    }
 
     /// The next link, or nil when the place read was cleared; advances. Only while
     /// `hasMore`.

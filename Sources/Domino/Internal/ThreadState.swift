@@ -86,6 +86,9 @@ struct ThreadState {
     /// (see `routeCensus`): what tests count to show that walks along the same route
     /// while no link changes share one.
     var routeCensusesTaken: Int = 0
+    /// How many walks down on this thread went along plans (`DominoNode.
+    /// deliverDownLocked`): what tests count to show which walks go without them.
+    var walksDownAlongPlans: Int = 0
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
