@@ -341,8 +341,7 @@ final class ChainCensus: @unchecked Sendable {
             }
             let holds: Bool?
             if hostsHeld {
-                holds = entry.host.withHeld(reads)
-                entry.host.release()
+                holds = entry.host.releasingHeld(reads)
             } else {
                 holds = entry.host.whileAlive(reads)
             }
