@@ -912,7 +912,7 @@ extension DominoNode {
         thread.pointee.routeNodes.removeAll()
         // The default mode from the walk gate when it names one, as walks down take
         // it, rather than looked up in the settings at the first stage (measured: a
-        // post up 10 responder nodes 3,050 to 3,025 instructions).
+        // post up 10 responder nodes 3,050 to 3,023 instructions).
         plan.takeDefaultMode(fromGate: GraphLock.walkGate)
         // One walk for the stages and the route's responder nodes.
         collectLocked(key, into: &plan) { node in
