@@ -614,17 +614,8 @@ extension DominoNode {
                     cursor = children
                 }
             }
-            // The next link: the current list's, else the innermost kept list's.
-            while true {
-                while cursor.hasMore {
-                    if let next = cursor.advance() {
-                        link = next
-                        continue walk
-                    }
-                }
-                guard let above = cursors.popLast() else { break walk }
-                cursor = above
-            }
+            guard let next = Self.nextLink(&cursor, above: &cursors, advance: { $0.advance() }) else { break walk }
+            link = next
         }
         if AtomicWord.load(sequenceWord) != sequence { return .declined }
         scratch.downVisited = visited
@@ -742,21 +733,28 @@ extension DominoNode {
                     cursor = list
                 }
             }
-            // The next link: the current list's, else the innermost kept list's.
-            while true {
-                while cursor.hasMore {
-                    if let next = cursor.advanceAny() {
-                        link = next
-                        continue walk
-                    }
-                }
-                guard let above = cursors.popLast() else { break walk }
-                cursor = above
-            }
+            guard let next = Self.nextLink(&cursor, above: &cursors, advance: { $0.advanceAny() }) else { break walk }
+            link = next
         }
         scratch.downVisited = visited
         guard scratch.upStages.count > 0 || stages.count > 0 else { return .nothingToDeliver }
         return .collected
+    }
+
+    /// The next link of a walk down (`collectDownPublished`, `collectDownStriped`):
+    /// the current list's, else the innermost kept list's, read with `advance`; nil
+    /// when every list is done.
+    @inline(__always)
+    private static func nextLink(
+        _ cursor: inout ChildCursor, above cursors: inout ScratchList<ChildCursor>, advance: (inout ChildCursor) -> NodeLink?
+    ) -> NodeLink? {
+        while true {
+            while cursor.hasMore {
+                if let next = advance(&cursor) { return next }
+            }
+            guard let above = cursors.popLast() else { return nil }
+            cursor = above
+        }
     }
 
     /// The way up of a raise collected under the stripe (`collectDownStriped`), into
