@@ -570,7 +570,9 @@ final class LinkStore: ManagedBuffer<LinkStore.Header, NodeLink?> {
 /// the places of the list's store, the next to read and the end, read by a reader
 /// pinned without a lock (the store is retired shared: it stays while the reader is
 /// pinned). Each place is loaded atomically when reached; a cleared place (a link
-/// unmounted meanwhile) is passed over, as `forEachPublished` does.
+/// unmounted meanwhile) is passed over, as `forEachPublished` does. A walk under a
+/// stripe reads a responder node's followers through one too, and a list of one
+/// link as a cursor of its own (`single`, read with `advanceAny`).
 struct ChildCursor {
     let places: UnsafeMutableRawPointer
     var next: Int

@@ -255,11 +255,12 @@ struct WeakResponder: @unchecked Sendable {
     }
 }
 
-/// A `WeakResponder` for a loop that reads many (`ChainCensus`): its address and
-/// an `unowned(unsafe)` copy of the existential, trivial words that a loop reads
-/// without copying a reference (a `WeakResponder` read from an array was copied,
-/// an unowned retain and release each, about 72 instructions). Valid only while a
-/// `WeakResponder` to the same responder exists, which keeps its memory.
+/// A `WeakResponder` for a loop that reads many (`ChainCensus`): the existential's
+/// two words (the responder's address and its witness table), trivial words that a
+/// loop reads without copying a reference (a `WeakResponder` read from an array was
+/// copied, an unowned retain and release each, about 72 instructions), made into the
+/// responder only once `tryRetain` holds it. Valid only while a `WeakResponder` to
+/// the same responder exists, which keeps its memory.
 struct UnretainedResponder: @unchecked Sendable {
     /// The responder's address, the existential's first word.
     private let address: UnsafeMutableRawPointer
