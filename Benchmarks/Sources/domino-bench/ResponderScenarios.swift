@@ -52,6 +52,7 @@ extension Scenarios {
         let builders: [(String, () -> Scenario)] = [
             ("responder.broadcast.among1000", { responderBroadcastAmong(others: 1000) }),
             ("responder.broadcast.moved.among1000", { responderBroadcastAfterAMove(others: 1000) }),
+            ("responder.raise.tree111", { responderRaiseTree111() }),
         ]
         return build(builders.filter { name, _ in filter.hasPrefix(name) }, filter: filter)
     }
@@ -116,6 +117,38 @@ extension Scenarios {
     /// per broadcast.
     static func responderBroadcastTree111() -> Scenario {
         let counter = Counter()
+        let (responders, nodes) = responderTree111(counter: counter)
+        let root = nodes[0]
+        return Scenario(
+            name: "responder.broadcast.tree111",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// One typed event raised on the main thread from a leaf of the tree of
+    /// `responder.broadcast.tree111`: up the leaf's chain to the root (no raise-phase
+    /// handler), then down to every node. ns/op is per raise.
+    static func responderRaiseTree111() -> Scenario {
+        let counter = Counter()
+        let (responders, nodes) = responderTree111(counter: counter)
+        let leaf = nodes[nodes.count - 1]
+        return Scenario(
+            name: "responder.raise.tree111",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            for _ in 0..<iterations { blackhole(leaf.raise(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// The tree of 111 responders with a node each, every node subscribed (bumping
+    /// `counter`), every chain read once: the root first.
+    private static func responderTree111(counter: Counter) -> ([ViewResponder], [DominoNode]) {
         let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
             var responders = [ViewResponder(next: nil)]
             var level = [responders[0]]
@@ -135,15 +168,7 @@ extension Scenarios {
         for node in nodes {
             node.subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
         }
-        let root = nodes[0]
-        return Scenario(
-            name: "responder.broadcast.tree111",
-            baseline: nil, target: nil,
-            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
-        ) { iterations in
-            for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
-            return iterations
-        }
+        return (responders, nodes)
     }
 
     /// One typed event broadcast on the main thread from a leaf responder node with
