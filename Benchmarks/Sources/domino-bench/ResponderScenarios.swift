@@ -116,32 +116,30 @@ extension Scenarios {
     /// responder its parent: the tree is the responder chains, no mounting. ns/op is
     /// per broadcast.
     static func responderBroadcastTree111() -> Scenario {
-        let counter = Counter()
-        let (responders, nodes) = responderTree111(counter: counter)
-        let root = nodes[0]
-        return Scenario(
-            name: "responder.broadcast.tree111",
-            baseline: nil, target: nil,
-            deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
-        ) { iterations in
-            for _ in 0..<iterations { blackhole(root.broadcast(Ping(lane: 0))) }
-            return iterations
-        }
+        responderWalkTree111(raising: false)
     }
 
     /// One typed event raised on the main thread from a leaf of the tree of
     /// `responder.broadcast.tree111`: up the leaf's chain to the root (no raise-phase
     /// handler), then down to every node. ns/op is per raise.
     static func responderRaiseTree111() -> Scenario {
+        responderWalkTree111(raising: true)
+    }
+
+    /// A broadcast from the root of the tree of 111 responders, or a raise from its
+    /// last leaf.
+    private static func responderWalkTree111(raising: Bool) -> Scenario {
         let counter = Counter()
         let (responders, nodes) = responderTree111(counter: counter)
-        let leaf = nodes[nodes.count - 1]
+        let start = raising ? nodes[nodes.count - 1] : nodes[0]
         return Scenario(
-            name: "responder.raise.tree111",
+            name: raising ? "responder.raise.tree111" : "responder.broadcast.tree111",
             baseline: nil, target: nil,
             deliveriesPerOperation: nodes.count, counter: counter, keepAlive: responders + nodes
         ) { iterations in
-            for _ in 0..<iterations { blackhole(leaf.raise(Ping(lane: 0))) }
+            for _ in 0..<iterations {
+                blackhole(raising ? start.raise(Ping(lane: 0)) : start.broadcast(Ping(lane: 0)))
+            }
             return iterations
         }
     }
