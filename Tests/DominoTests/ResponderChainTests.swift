@@ -227,17 +227,8 @@ import DominoTesting
 
     @Test func walksDownWhileNoLinkChangesShareOneCensus() throws {
         let screen = Screen()
-        let recorder = EventRecorder()
-        recorder.record(Ping.self, at: screen.button.dominoNode)
         let window = screen.window.dominoNode
-        window.broadcast(Ping(value: 0))
-        var value = 0
-        let takenByBoth = censusesTakenByTwoWalksInARow(\.censusesTaken) {
-            value += 1
-            window.broadcast(Ping(value: value))
-        }
-        #expect(takenByBoth == 0)
-        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
+        expectWalksShareACensus(\.censusesTaken, heardAt: screen.button.dominoNode) { window.broadcast(Ping(value: $0)) }
     }
 
     @Test func broadcastFollowsAViewMovedAwayAndBackBetweenBroadcasts() {
@@ -325,17 +316,8 @@ import DominoTesting
 
     @Test func postsAlongTheSameRouteWhileNoLinkChangesShareOneRouteCensus() {
         let screen = Screen()
-        let recorder = EventRecorder()
-        recorder.record(Ping.self, at: screen.root.dominoNode)
         let button = screen.button.dominoNode
-        button.post(Ping(value: 0))
-        var value = 0
-        let takenByBoth = censusesTakenByTwoWalksInARow(\.routeCensusesTaken) {
-            value += 1
-            button.post(Ping(value: value))
-        }
-        #expect(takenByBoth == 0)
-        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value))
+        expectWalksShareACensus(\.routeCensusesTaken, heardAt: screen.root.dominoNode) { button.post(Ping(value: $0)) }
     }
 
     @Test func postsFromUpToFourViewsInTurnFindTheirRoutesCensusesAndFromFiveTakeOneEach() {
@@ -1012,6 +994,25 @@ private func routeCensusOnceItHolds(_ read: () -> [DominoNode]) -> ChainCensus? 
     return nil
 }
 
+/// Expects that `walk`, carrying values 0, 1, 2, ..., takes no census (counted in
+/// this thread's `taken`) after its first, two walks in a row, and that `node`
+/// hears every value once, in order.
+@MainActor private func expectWalksShareACensus(
+    _ taken: KeyPath<ThreadState, Int>, heardAt node: DominoNode, _ walk: (Int) -> PostResult,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let recorder = EventRecorder()
+    recorder.record(Ping.self, at: node)
+    _ = walk(0)
+    var value = 0
+    let takenByBoth = censusesTakenByTwoWalksInARow(taken) {
+        value += 1
+        _ = walk(value)
+    }
+    #expect(takenByBoth == 0, sourceLocation: sourceLocation)
+    #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...value), sourceLocation: sourceLocation)
+}
+
 /// How many censuses (counted in this thread's `taken`) two walks in a row took, tried
 /// until they took none or 60 seconds passed: another test making or dropping a
 /// responder node meanwhile makes the next walk take one again, rightly.
@@ -1095,70 +1096,79 @@ func responderReads(_ body: () -> Void) -> Int {
     return ThreadState.current.pointee.responderReads - before
 }
 
+/// A view whose next responder another thread swaps between two responders, each
+/// with a node that counts the posts it hears in `deliveries`.
+private final class SwappingChain: Sendable {
+    let first = PlainResponder(), second = PlainResponder()
+    let firstNode: DominoNode, secondNode: DominoNode
+    let view = SwappableResponder()
+    let viewNode: DominoNode
+    let deliveries = Counter()
+
+    init() {
+        firstNode = DominoNode(label: "first", responder: first)
+        secondNode = DominoNode(label: "second", responder: second)
+        view.setNext(first)
+        viewNode = DominoNode(label: "view", responder: view)
+        let deliveries = deliveries
+        firstNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
+        secondNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
+    }
+
+    /// Swaps the view's next responder `rounds` times, second first.
+    func swap(_ rounds: Int) {
+        for round in 0..<rounds { view.setNext(round % 2 == 0 ? second : first) }
+    }
+}
+
 @Suite("Responder chain under concurrency", .checksLeaks)
 struct ResponderChainConcurrencyTests {
     @Test func chainSwappedWhileThreadsPostDeliversEachPostExactlyOnce() {
-        let first = PlainResponder(), second = PlainResponder()
-        let firstNode = DominoNode(label: "first", responder: first)
-        let secondNode = DominoNode(label: "second", responder: second)
-        let view = SwappableResponder()
-        view.setNext(first)
-        let viewNode = DominoNode(label: "view", responder: view)
-        let deliveries = Counter()
+        let chain = SwappingChain()
         let wrong = Counter()
-        firstNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
-        secondNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
         let posts = 3 * 3_000
         runConcurrently(4) { worker in
             if worker == 0 {
-                for round in 0..<3_000 { view.setNext(round % 2 == 0 ? second : first) }
+                chain.swap(3_000)
             } else {
                 for value in 0..<3_000 {
-                    if viewNode.post(Ping(value: value)).deliveries != 1 { wrong.increment() }
+                    if chain.viewNode.post(Ping(value: value)).deliveries != 1 { wrong.increment() }
                 }
             }
         }
-        #expect(deliveries.value == posts)
+        #expect(chain.deliveries.value == posts)
         #expect(wrong.value == 0)
-        withExtendedLifetime((first, second, firstNode, secondNode)) {}
+        withExtendedLifetime(chain) {}
     }
 
     @Test func postsFromAPlainNodeAtASwappingChainWhileResponderNodesComeAndGoDeliverEachPostOnce() {
         // Each poster keeps a census of its route's links; the swapper's resolutions
         // and the churner's nodes change the links under it, and the second posters'
         // route differs, so each thread's censuses are taken again, and again checked.
-        let first = PlainResponder(), second = PlainResponder()
-        let firstNode = DominoNode(label: "first", responder: first)
-        let secondNode = DominoNode(label: "second", responder: second)
-        let view = SwappableResponder()
-        view.setNext(first)
-        let viewNode = DominoNode(label: "view", responder: view)
+        let chain = SwappingChain()
         let model = DominoNode(label: "model")
-        #expect(model.mount(at: viewNode))
-        let deliveries = Counter()
+        #expect(model.mount(at: chain.viewNode))
         let wrong = Counter()
-        firstNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
-        secondNode.subscribe(Ping.self, on: .postingThread) { _ in deliveries.increment() }
         let rounds = 2_000
         runConcurrently(4) { worker in
             switch worker {
             case 0:
-                for round in 0..<rounds { view.setNext(round % 2 == 0 ? second : first) }
+                chain.swap(rounds)
             case 1:
                 for _ in 0..<rounds / 4 {
                     let churned = PlainResponder()
                     withExtendedLifetime(DominoNode(label: "churned", responder: churned)) {}
                 }
             default:
-                let origin = worker == 2 ? model : viewNode
+                let origin = worker == 2 ? model : chain.viewNode
                 for value in 0..<rounds {
                     if origin.post(Ping(value: value)).deliveries != 1 { wrong.increment() }
                 }
             }
         }
-        #expect(deliveries.value == 2 * rounds)
+        #expect(chain.deliveries.value == 2 * rounds)
         #expect(wrong.value == 0)
-        withExtendedLifetime((first, second, firstNode, secondNode, view, viewNode, model)) {}
+        withExtendedLifetime((chain, model)) {}
     }
 
     @Test func firstPostsRacingOnAFreshResponderNodeEachReachTheResolvedSuccessor() {

@@ -485,10 +485,12 @@ extension DominoNode {
         return result
     }
 
-    /// What `collectDownPublished` did.
+    /// What `collectDownPublished` or `collectDownStriped` did. "The read pin" is
+    /// the walk without the stripe's; the walk under the stripe holds no pin until
+    /// its caller pins for a collection that returned `.collected`.
     private enum DownCollection {
-        /// The walk holds every stage, all plain, and the delivery pin in the read
-        /// pin's parity.
+        /// The walk holds every stage, all plain (without the stripe, and the
+        /// delivery pin in the read pin's parity).
         case collected
         /// The walk found no stage. Nothing but the read pin held.
         case nothingToDeliver

@@ -491,7 +491,7 @@ extension NodeLink {
     /// borrowing the node: for a walk that reads them outside the closure it gives
     /// `withNode` (which the optimizer may then inline; see `DominoNode.readStriped`).
     @inline(__always)
-    private var words: UnsafeMutableRawPointer { pointer + 2 * MemoryLayout<UnsafeRawPointer>.stride }
+    private var words: UnsafeMutableRawPointer { firstStoredProperty(ofObjectAt: pointer) }
 
     /// The node's `DominoNode.parentLinks`.
     @inline(__always)

@@ -184,7 +184,13 @@ enum AtomicWord {
 /// runs on the thread that holds the lock and waits for it.
 @inline(__always)
 func firstStoredProperty<Object: AnyObject>(of object: Object) -> UnsafeMutableRawPointer {
-    UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + 2 * MemoryLayout<UnsafeRawPointer>.stride
+    firstStoredProperty(ofObjectAt: Unmanaged.passUnretained(object).toOpaque())
+}
+
+/// `firstStoredProperty(of:)` for the object at `address`, which is not touched.
+@inline(__always)
+func firstStoredProperty(ofObjectAt address: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+    address + 2 * MemoryLayout<UnsafeRawPointer>.stride
 }
 
 /// A word that writers publish for readers without a lock: writers hold the
