@@ -403,6 +403,27 @@ import DominoTesting
         #expect(button.resolvedSuccessor === screen.content.dominoNode)
     }
 
+    @Test func postFollowsAControllerAboveItsOriginMovedAwayAndBackBetweenPosts() {
+        // The route's responder nodes are the button, the card and the content
+        // controller; the controller's chain, read last, is read from the controller
+        // the card's read returned (nothing held it before). Its move is found by the
+        // post after it (fails when that read's result is ignored, checked).
+        let (screen, other) = screenWithAnotherController()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        recorder.record(Ping.self, at: other.dominoNode)
+        _ = screen.card.dominoNode
+        let button = screen.button.dominoNode
+        button.post(Ping(value: 1))
+        button.post(Ping(value: 2))                      // the census of its route holds
+        other.view.addSubview(screen.content.view)       // the controller's next is now other's view
+        button.post(Ping(value: 3))
+        screen.panel.addSubview(screen.content.view)     // back where the census found it
+        button.post(Ping(value: 4))
+        #expect(recorder.nodes == ["content", "content", "content", "other", "content"])
+        #expect(screen.content.dominoNode.resolvedSuccessor == nil)
+    }
+
     @Test func aPostAfterItsNodeMovedToAnotherRouteChecksTheLinksOfThatRoute() {
         // No link changes when a plain node is mounted elsewhere: the census of the
         // route before must not be taken for the route after, whose view moved

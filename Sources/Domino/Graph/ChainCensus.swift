@@ -61,6 +61,14 @@ final class ChainCensus: @unchecked Sendable {
         /// Where the link's `readPath` is in `paths`.
         let pathStart: Int32
         let pathCount: Int32
+        /// In a census of a route: true when the entry before this one leads to this
+        /// host (its successor's host is this one). A walk then reads this chain
+        /// from the responder the read before ended at, which the getter returned
+        /// retained, rather than holding this host under the lock (`holdHosts`):
+        /// a `tryRetain` and a release fewer a node (see `checkHeld`).
+        let hostIsPreviousEnd: Bool
+        /// True when the next entry's `hostIsPreviousEnd` is.
+        var endIsNextHost = false
     }
 
     /// The links whose chains a walk on this census's thread reads: those of nodes
@@ -216,9 +224,15 @@ final class ChainCensus: @unchecked Sendable {
                 let pathCount = link.readPath.count
                 // One by one: `append(contentsOf:)` cost about 50 instructions a call.
                 for step in 0..<pathCount { paths.append(link.readPath[step]) }
+                // Identities recorded under the lock, fixed while the census is valid.
+                var hostIsPreviousEnd = false
+                if !keepingLinks, let previous = entries.last, previous.successor != nil, previous.successorID == link.hostID {
+                    hostIsPreviousEnd = true
+                    entries[entries.count &- 1].endIsNextHost = true
+                }
                 entries.append(Entry(
                     node: nodeLink, host: link.hostReference.unretained, successor: successor, successorID: successorID,
-                    pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount)))
+                    pathStart: pathStart, pathCount: Int32(truncatingIfNeeded: pathCount), hostIsPreviousEnd: hostIsPreviousEnd))
             }
         }
         self.checkable = checkable
@@ -248,7 +262,15 @@ final class ChainCensus: @unchecked Sendable {
     /// host is held while its chain is read.
     func check(thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]) -> Check {
         guard checkable else { return .unknown }
-        readsHold(entries.buffer, paths: paths.buffer, hostsHeld: false, thread: thread, stale: &stale)
+        let paths = paths.buffer, onMainThread = onMainThread
+        var end: (any DominoResponder)?
+        for entry in entries.buffer {
+            let holds = entry.host.whileAlive {
+                Self.read(entry, from: $0, paths: paths, onMainThread: onMainThread, keepingEnd: false, end: &end, thread: thread)
+            }
+            // A host gone: its link is resolved again too (to nowhere).
+            if holds != true { stale.append(entry.node) }
+        }
         // Compared again after the reads (found probing a flaky test: a post read a
         // chain through a responder whose node was made during the read, took the
         // link past it as holding and skipped that node, 16 posts in 20,000). Loaded
@@ -258,15 +280,16 @@ final class ChainCensus: @unchecked Sendable {
         return stale.isEmpty ? .holds : .stale
     }
 
-    /// Holds every entry's host, for `checkHeld`: a census of a route keeps no host's
-    /// memory between walks (a thread that stops walking would keep dead views' memory,
-    /// and their side tables, for as long as it runs). True when all are alive; else
-    /// false, and the caller releases the ones held with `releaseHosts()` after
-    /// unlocking (one may be a responder's last reference by then) and resolves the
-    /// links. Lock held, and the census describing the route as the links are now
-    /// (`describes`): its nodes are then registered, their links alive, and each
-    /// link's `hostReference` keeps its host's memory, so each address is sound to
-    /// retain.
+    /// Holds every entry's host but those the entry before leads to
+    /// (`Entry.hostIsPreviousEnd`), for `checkHeld`: a census of a route keeps no
+    /// host's memory between walks (a thread that stops walking would keep dead
+    /// views' memory, and their side tables, for as long as it runs). True when all
+    /// are alive; else false, and the caller releases the ones held with
+    /// `releaseHosts()` after unlocking (one may be a responder's last reference by
+    /// then) and resolves the links. Lock held, and the census describing the route
+    /// as the links are now (`describes`): its nodes are then registered, their
+    /// links alive, and each link's `hostReference` keeps its host's memory, so each
+    /// address is sound to retain.
     func holdHosts() -> Bool {
         let entries = entries.buffer
         guard let base = entries.baseAddress else { return true }
@@ -274,7 +297,7 @@ final class ChainCensus: @unchecked Sendable {
         // instructions an entry).
         var index = 0
         while index < entries.count {
-            if !base[index].host.retainIfAlive() {
+            if !base[index].hostIsPreviousEnd && !base[index].host.retainIfAlive() {
                 hostsHeld = index
                 return false
             }
@@ -283,14 +306,14 @@ final class ChainCensus: @unchecked Sendable {
         return true
     }
 
-    /// How many hosts `holdHosts()` held when it found one gone.
+    /// How many entries `holdHosts()` went through when it found a host gone.
     @exclusivity(unchecked) private var hostsHeld = 0
 
     /// Releases the hosts that a `holdHosts()` that returned false held. Outside the
     /// lock.
     func releaseHosts() {
         let entries = entries.buffer
-        for index in 0..<hostsHeld { entries[index].host.release() }
+        for index in 0..<hostsHeld where !entries[index].hostIsPreviousEnd { entries[index].host.release() }
         hostsHeld = 0
     }
 
@@ -300,54 +323,83 @@ final class ChainCensus: @unchecked Sendable {
     /// which the caller holds, is not taken again under it): true when every chain
     /// holds and no responder node was made or dropped meanwhile. Outside the lock:
     /// it calls `nextDominoResponder`.
+    ///
+    /// A host the entry before leads to (`Entry.hostIsPreviousEnd`), which
+    /// `holdHosts()` did not hold, is the responder that entry's read ended at: the
+    /// getter returned it retained, and it is kept for this entry's read and released
+    /// after it. When that read did not hold, this entry is not read (nothing holds
+    /// its host) and the check fails, as it would anyway. A responder read there at
+    /// the address of a host that has died since is a live one, held, read as any
+    /// other; the registry's membership, compared after the reads, fails the check
+    /// then (its node was dropped, which freed the host's memory).
     func checkHeld(thread: UnsafeMutablePointer<ThreadState>) -> Bool {
-        var stale: [NodeLink] = []
-        readsHold(entries.buffer, paths: paths.buffer, hostsHeld: true, thread: thread, stale: &stale)
+        let entries = entries.buffer, paths = paths.buffer
+        let onMainThread = onMainThread
+        var holds = true
+        // The responder the last read ended at, held, when the next entry's host is it.
+        var end: (any DominoResponder)?
+        for index in 0..<entries.count {
+            let entry = entries[index]
+            let keepsEnd = entry.endIsNextHost
+            if entry.hostIsPreviousEnd {
+                guard let host = end.take() else {
+                    holds = false
+                    continue
+                }
+                // Each responder's own kind decides, as in a resolution (the host's
+                // kind was tested when the census was taken, but this may be another
+                // responder at its address: see above).
+                guard onMainThread || !type(of: host).readsChainOnMainThreadOnly,
+                      Self.read(entry, from: host, paths: paths, onMainThread: onMainThread, keepingEnd: keepsEnd, end: &end, thread: thread)
+                else {
+                    holds = false
+                    continue
+                }
+            } else {
+                let read = entry.host.releasingHeld {
+                    Self.read(entry, from: $0, paths: paths, onMainThread: onMainThread, keepingEnd: keepsEnd, end: &end, thread: thread)
+                }
+                if !read { holds = false }
+            }
+        }
         guard checkable else { return false }
-        return stale.isEmpty && ResponderRegistry.membership == membership
+        return holds && ResponderRegistry.membership == membership
     }
 
+    /// True when `host`'s chain, read now, passes the responders of `entry`'s path
+    /// and ends at its successor's host (or nowhere). With `keepingEnd`, the
+    /// successor's host read, held, is left in `end` when the chain holds. Outside
+    /// the lock: it calls `nextDominoResponder`.
     @inline(__always)
-    private func readsHold(
-        _ entries: UnsafeBufferPointer<Entry>, paths: UnsafeBufferPointer<ObjectIdentifier>, hostsHeld: Bool,
-        thread: UnsafeMutablePointer<ThreadState>, stale: inout [NodeLink]
-    ) {
-        let onMainThread = onMainThread
-        for entry in entries {
-            let reads = { (host: any DominoResponder) -> Bool in
-                thread.pointee.responderReads &+= 1
-                let pathCount = Int(entry.pathCount)
-                // The host leads nowhere.
-                guard pathCount > 0 else { return host.nextResponderAssumingReadable() == nil }
-                let pathStart = Int(entry.pathStart)
-                guard var current = host.nextResponderAssumingReadable(), ObjectIdentifier(current) == paths[pathStart] else {
-                    return false
-                }
-                for step in 1..<pathCount {
-                    // Each responder's own kind decides, as in a resolution.
-                    guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
-                    thread.pointee.responderReads &+= 1
-                    guard let next = current.nextResponderAssumingReadable(), ObjectIdentifier(next) == paths[pathStart &+ step] else {
-                        return false
-                    }
-                    current = next
-                }
-                if let successor = entry.successor {
-                    return successor.refers(to: current, recordedAs: entry.successorID)
-                }
-                guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
-                thread.pointee.responderReads &+= 1
-                return current.nextResponderAssumingReadable() == nil
-            }
-            let holds: Bool?
-            if hostsHeld {
-                holds = entry.host.releasingHeld(reads)
-            } else {
-                holds = entry.host.whileAlive(reads)
-            }
-            // A host gone: its link is resolved again too (to nowhere).
-            if holds != true { stale.append(entry.node) }
+    private static func read(
+        _ entry: Entry, from host: any DominoResponder, paths: UnsafeBufferPointer<ObjectIdentifier>, onMainThread: Bool,
+        keepingEnd: Bool, end: inout (any DominoResponder)?, thread: UnsafeMutablePointer<ThreadState>
+    ) -> Bool {
+        thread.pointee.responderReads &+= 1
+        let pathCount = Int(entry.pathCount)
+        // The host leads nowhere.
+        guard pathCount > 0 else { return host.nextResponderAssumingReadable() == nil }
+        let pathStart = Int(entry.pathStart)
+        guard var current = host.nextResponderAssumingReadable(), ObjectIdentifier(current) == paths[pathStart] else {
+            return false
         }
+        for step in 1..<pathCount {
+            // Each responder's own kind decides, as in a resolution.
+            guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
+            thread.pointee.responderReads &+= 1
+            guard let next = current.nextResponderAssumingReadable(), ObjectIdentifier(next) == paths[pathStart &+ step] else {
+                return false
+            }
+            current = next
+        }
+        if let successor = entry.successor {
+            guard successor.refers(to: current, recordedAs: entry.successorID) else { return false }
+            if keepingEnd { end = current }
+            return true
+        }
+        guard onMainThread || !type(of: current).readsChainOnMainThreadOnly else { return false }
+        thread.pointee.responderReads &+= 1
+        return current.nextResponderAssumingReadable() == nil
     }
 }
 
