@@ -83,6 +83,13 @@ struct ScratchList<Element> {
         @inline(__always) get { count > 0 ? base.unsafelyUnwrapped[count - 1] : nil }
     }
 
+    /// Changes the last element in place; the list must not be empty.
+    @inline(__always)
+    mutating func updateLast(_ body: (inout Element) -> Void) {
+        precondition(count > 0, "updateLast on an empty ScratchList")
+        body(&base.unsafelyUnwrapped[count &- 1])
+    }
+
     @inline(__always)
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }
