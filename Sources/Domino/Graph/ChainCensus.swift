@@ -30,9 +30,10 @@
 ///   keeps no host's memory between walks: a walk holds its route's hosts under the
 ///   stripe (`holdHosts`), while the census describes the route as the links are
 ///   (its nodes registered, their links keeping their hosts' memory), and releases
-///   each once its chain is read (`checkHeld`). Kept memory would have outlived the
-///   views on a thread that stopped walking (the leak checker found their side
-///   tables at exit).
+///   each once its chain is read (`checkHeld`); a host the chain before leads to is
+///   not held there but read from the responder that chain's read ended at, which
+///   the getter returned retained. Kept memory would have outlived the views on a
+///   thread that stopped walking (the leak checker found their side tables at exit).
 ///
 /// Identities are compared while the responders read are held (each host while its
 /// chain is read; the getter returns each next responder retained), against hosts
