@@ -19,12 +19,41 @@ import Testing
 // Seeded and reproducible: a divergence prints its seed; replay one sequence with
 // DOMINO_RESPONDER_MODEL_SEED=<seed> swift test --filter ResponderModelTests.
 
-/// A view: its chain any `next` view, held weakly, as UIKit's superview is.
-@MainActor private final class ModelView: DominoResponder {
-    let id: Int
-    weak var next: ModelView?
-    init(id: Int) { self.id = id }
-    var nextDominoResponder: (any DominoResponder)? { next }
+/// A view: its chain any `next` view, held weakly, as UIKit's superview is; read on
+/// the main thread only, as UIKit's is. `next` is guarded by a lock: walks down in
+/// other tests read every responder node's chain.
+private class ModelView: DominoResponder, @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var storedNext: ModelView?
+    var next: ModelView? {
+        get { lock.withLock { storedNext } }
+        set { lock.withLock { storedNext = newValue } }
+    }
+    nonisolated var nextDominoResponder: (any DominoResponder)? { next }
+    nonisolated class var readsChainOnMainThreadOnly: Bool { true }
+
+    /// A view of the kind `anyThread` says.
+    static func make(anyThread: Bool) -> ModelView { anyThread ? AnyThreadModelView() : ModelView() }
+}
+
+/// A view whose chain any thread reads (a model object's, say).
+private final class AnyThreadModelView: ModelView, @unchecked Sendable {
+    nonisolated override class var readsChainOnMainThreadOnly: Bool { false }
+}
+
+/// Drops `object`'s last reference here and waits until it is gone: true then, false
+/// after 5 seconds. A walk on another thread (another test's) may hold it meanwhile:
+/// a walk down retains every responder node while it reads their chains, and a
+/// chain's read holds each responder while its getter runs.
+private func releaseAndWait<Object: AnyObject>(_ object: inout Object?) -> Bool {
+    weak let released = object
+    object = nil
+    let deadline = ContinuousClock.now + .seconds(5)
+    while released != nil {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(50)
+    }
+    return true
 }
 
 /// The model: which views and nodes exist, and how they link.
@@ -111,30 +140,41 @@ private struct ResponderModel {
 }
 
 @Suite("Model-based: routes along responder chains against a model", .checksLeaks)
-@MainActor struct ResponderModelTests {
+struct ResponderModelTests {
     static let slots = 7
 
-    @Test func randomSequencesOfViewsMovedAndReleasedRouteAsTheModelSays() {
+    @MainActor @Test func randomSequencesOfViewsMovedAndReleasedRouteAsTheModelSaysOnTheMainThread() {
+        Self.checkSequences(anyThread: false)
+    }
+
+    @Test func randomSequencesOfModelObjectsRouteAsTheModelSaysOnAnotherThread() {
+        // Chains any thread reads, posted from a thread of the test pool: the walks
+        // read them there (each census for walks off the main thread).
+        #expect(!Thread.isMainThread)
+        Self.checkSequences(anyThread: true)
+    }
+
+    static func checkSequences(anyThread: Bool) {
         if let replay = ProcessInfo.processInfo.environment["DOMINO_RESPONDER_MODEL_SEED"].flatMap(UInt64.init) {
-            #expect(Self.divergence(seed: replay) == nil)
+            #expect(Self.divergence(seed: replay, anyThread: anyThread) == nil)
             return
         }
         let count = ProcessInfo.processInfo.environment["DOMINO_RESPONDER_MODEL_SEQUENCES"].flatMap(Int.init) ?? 1_000
         for index in 0..<count {
             let seed = 0xBEEF_0000 + UInt64(index)
-            if let divergence = Self.divergence(seed: seed) {
+            if let divergence = Self.divergence(seed: seed, anyThread: anyThread) {
                 Issue.record("Seed \(seed) diverges (replay: DOMINO_RESPONDER_MODEL_SEED=\(seed) swift test --filter ResponderModelTests):\n\(divergence)")
                 return
             }
         }
     }
 
-    @Test func theModelAndTheLibraryBothFollowAViewsLinkAndNotOneCut() {
+    @MainActor @Test func theModelAndTheLibraryBothFollowAViewsLinkAndNotOneCut() {
         // The comparison is not vacuous: a post from a view's node reaches the node its
         // chain leads to, in the library and in the model, and once the link is cut,
         // in neither.
-        let button = ModelView(id: 0)
-        let card = ModelView(id: 1)
+        let button = ModelView()
+        let card = ModelView()
         button.next = card
         let buttonNode = DominoNode(label: "v0", responder: button)
         let cardNode = DominoNode(label: "v1", responder: card)
@@ -157,8 +197,9 @@ private struct ResponderModel {
         withExtendedLifetime(card) {}
     }
 
-    /// Runs one seeded sequence of 80 operations; returns the first divergence.
-    static func divergence(seed: UInt64) -> String? {
+    /// Runs one seeded sequence of 80 operations, on views whose chains `anyThread`
+    /// says any thread reads, from this thread; returns the first divergence.
+    static func divergence(seed: UInt64, anyThread: Bool) -> String? {
         var random = SeededGenerator(seed: seed)
         var model = ResponderModel()
         var views: [Int: ModelView] = [:]
@@ -190,7 +231,7 @@ private struct ResponderModel {
         }
         // A start with most views made, linked up, and given nodes that hear.
         for slot in 0..<slots where Int.random(in: 0..<4, using: &random) != 0 {
-            views[slot] = ModelView(id: slot)
+            views[slot] = ModelView.make(anyThread: anyThread)
             model.views.insert(slot)
             done.append("view \(slot)")
         }
@@ -218,7 +259,7 @@ private struct ResponderModel {
             switch Int.random(in: 0..<16, using: &random) {
             case 0, 1:
                 guard views[slot] == nil, nodes[slot] == nil else { continue }
-                views[slot] = ModelView(id: slot)
+                views[slot] = ModelView.make(anyThread: anyThread)
                 model.views.insert(slot)
                 model.next[slot] = nil
                 done.append("view \(slot)")
@@ -258,7 +299,7 @@ private struct ResponderModel {
                 subscribe(at: slot)
             case 10:
                 guard views[slot] != nil, Int.random(in: 0..<3, using: &random) == 0 else { continue }
-                views[slot] = nil
+                guard releaseAndWait(&views[slot]) else { return "view \(slot) outlived its last reference by 5 s" }
                 model.views.remove(slot)
                 // Held weakly: every link to it is gone with it.
                 for (view, target) in model.next where target == slot { model.next[view] = nil }
@@ -266,7 +307,7 @@ private struct ResponderModel {
             case 11:
                 guard nodes[slot] != nil, Int.random(in: 0..<3, using: &random) == 0 else { continue }
                 for id in model.subscriptions.filter({ $0.node == slot }).map(\.id) { subscriptions[id] = nil }
-                nodes[slot] = nil
+                guard releaseAndWait(&nodes[slot]) else { return "node \(slot) outlived its last reference by 5 s" }
                 model.nodes.remove(slot)
                 model.responderNodes.remove(slot)
                 model.subscriptions.removeAll { $0.node == slot }
