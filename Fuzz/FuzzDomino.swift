@@ -1,6 +1,7 @@
 // The fuzzer's entry point: each input is decoded into one sequence of operations
 // (the reference model's driver draws every choice from the input's bytes), run
-// against the library and the model; a divergence stops the run with the sequence.
+// against the library and the model, then into a sequence of the responder model's
+// (the same bytes drawn again); a divergence stops the run with the sequence.
 // Built and run by `Fuzz/run.sh`; see Fuzz/README.md.
 
 import Foundation
@@ -34,9 +35,21 @@ let keepingWalksWithoutALock = ProcessInfo.processInfo.environment["DOMINO_FUZZ_
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var input = InputBytes(bytes: UnsafeRawBufferPointer(start: data, count: size))
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    var input = InputBytes(bytes: bytes)
     if let divergence = modelDivergence(using: &input, keepingWalksWithoutALock: keepingWalksWithoutALock) {
         fatalError("the library diverged from the reference model \(divergence)")
+    }
+    // In the second half, the same bytes again as a sequence of views linked, moved
+    // and released (ResponderModel.swift): the routes along responder chains, with
+    // chains read on the main thread only or (an odd length) on any thread. Not in the
+    // first: once a responder node exists, every walk down takes its stripe for the
+    // rest of the process (`GraphLock.respondersExist`), and the general model's
+    // walks down then run through responder nodes' code, which this half wants too.
+    guard !keepingWalksWithoutALock else { return 0 }
+    var again = InputBytes(bytes: bytes)
+    if let divergence = responderModelDivergence(using: &again, anyThread: size % 2 == 1) {
+        fatalError("the library diverged from the responder model \(divergence)")
     }
     return 0
 }

@@ -31,9 +31,9 @@ mapfile -t sources < <(find Sources/Domino -name '*.swift' | sort)
 swiftc "${flags[@]}" -wmo -module-name Domino -package-name Domino -enable-testing \
     -emit-module -emit-module-path "$out/Domino.swiftmodule" \
     -c "${sources[@]}" -o "$out/Domino.o"
-# The reference model the tests use, and the entry point.
+# The reference models the tests use, and the entry point.
 swiftc "${flags[@]}" -wmo -module-name DominoFuzz \
-    -c Tests/DominoTests/ReferenceModel.swift Fuzz/FuzzDomino.swift -o "$out/DominoFuzz.o"
+    -c Tests/DominoTests/ReferenceModel.swift Tests/DominoTests/ResponderModel.swift Fuzz/FuzzDomino.swift -o "$out/DominoFuzz.o"
 swiftc -sanitize=fuzzer,address "$out/Atomics.o" "$out/_AtomicsShims.o" "$out/_DominoShims.o" "$out/Domino.o" "$out/DominoFuzz.o" \
     -o "$out/fuzz-domino"
 
