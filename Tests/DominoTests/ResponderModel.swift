@@ -41,38 +41,45 @@ final class AnyThreadModelView: ModelView, @unchecked Sendable {
 }
 
 /// Drops `object`'s last reference here and waits until it is gone: true then, false
-/// after 5 seconds. A walk on another thread (another test's) may hold it meanwhile:
+/// after 30 seconds. A walk on another thread (another test's) may hold it meanwhile:
 /// a walk down retains every responder node while it reads their chains, and a
 /// chain's read holds each responder while its getter runs.
 func releaseAndWait<Object: AnyObject>(_ object: inout Object?) -> Bool {
     weak let released = object
     object = nil
-    let deadline = ContinuousClock.now + .seconds(5)
-    while released != nil {
-        guard ContinuousClock.now < deadline else { return false }
-        usleep(50)
-    }
-    return true
+    return waitBackingOff { released == nil }
 }
 
 /// Waits until the registry lists no dying responder node for `host`: true then,
-/// false after 5 seconds. The last reference to a responder node may be another
+/// false after 30 seconds. The last reference to a responder node may be another
 /// thread's (a walk down holds every responder node while it reads their chains);
 /// its deinit then runs there, and until it takes the exclusive lock the node is
 /// still linked, and walks may pass it. The deinit unlinks it, and removes it from
 /// the registry, in one exclusive section.
 func waitUntilNoDyingNode(for host: ObjectIdentifier) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while true {
+    waitBackingOff {
         let (listed, alive) = graphLock.withShared { () -> (Bool, DominoNode?) in
             let link = ResponderRegistry.nodes[host]
             return (link != nil, link?.retainIfAlive())
         }
         // Listed for a live node: another view's, at a dead one's address.
-        if !listed || alive != nil { return true }
-        guard ContinuousClock.now < deadline else { return false }
-        usleep(50)
+        return !listed || alive != nil
     }
+}
+
+/// Waits until `done()` is true: true then, false after 30 seconds. Sleeps 50 µs at
+/// first, twice as long after each try up to 10 ms, to leave the processor to the
+/// thread it waits for (a loaded machine under the thread sanitizer once took over
+/// 5 s with 50 µs sleeps throughout).
+func waitBackingOff(_ done: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    var pause: UInt32 = 50
+    while !done() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(pause)
+        pause = min(pause * 2, 10_000)
+    }
+    return true
 }
 
 /// The model: which views and nodes exist, and how they link.
@@ -267,7 +274,7 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
             subscribe(at: slot)
         case 10:
             guard views[slot] != nil, Int.random(in: 0..<3, using: &random) == 0 else { continue }
-            guard releaseAndWait(&views[slot]) else { return "view \(slot) outlived its last reference by 5 s" }
+            guard releaseAndWait(&views[slot]) else { return "view \(slot) outlived its last reference by 30 s" }
             model.views.remove(slot)
             // Held weakly: every link to it is gone with it.
             for (view, target) in model.next where target == slot { model.next[view] = nil }
@@ -275,8 +282,9 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
         case 11:
             guard nodes[slot] != nil, Int.random(in: 0..<3, using: &random) == 0 else { continue }
             for id in model.subscriptions.filter({ $0.node == slot }).map(\.id) { subscriptions[id] = nil }
-            guard releaseAndWait(&nodes[slot]), hosts[slot].map(waitUntilNoDyingNode(for:)) ?? true else {
-                return "node \(slot) outlived its last reference by 5 s"
+            guard releaseAndWait(&nodes[slot]) else { return "node \(slot) outlived its last reference by 30 s" }
+            guard hosts[slot].map(waitUntilNoDyingNode(for:)) ?? true else {
+                return "node \(slot) was still registered 30 s after its last reference went"
             }
             hosts[slot] = nil
             model.nodes.remove(slot)
