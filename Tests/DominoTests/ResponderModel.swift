@@ -89,15 +89,19 @@ struct ResponderModel {
     /// Nodes that exist; a responder node's view is the view of its own number.
     var nodes: Set<Int> = []
     var responderNodes: Set<Int> = []
+    /// Responder nodes set not to follow their chain (`followsResponderChain` false).
+    var notFollowing: Set<Int> = []
     var parents: [Int: [Int]] = [:]
     var children: [Int: [Int]] = [:]
     /// (subscription, node) in subscription order.
     var subscriptions: [(id: Int, node: Int)] = []
 
     /// The node the chain of `node`'s view leads to: the first view up the chain
-    /// that exists and has a node. A released view links nowhere (held weakly).
+    /// that exists and has a node. A released view links nowhere (held weakly); a
+    /// node that does not follow its chain has none (the chains below still lead to
+    /// it).
     func successor(of node: Int) -> Int? {
-        guard responderNodes.contains(node), views.contains(node) else { return nil }
+        guard responderNodes.contains(node), views.contains(node), !notFollowing.contains(node) else { return nil }
         var view = next[node]
         while let current = view, views.contains(current) {
             if responderNodes.contains(current) { return current }
@@ -230,7 +234,7 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
 
     for _ in 0..<80 {
         let slot = Int.random(in: 0..<responderModelSlots, using: &random)
-        switch Int.random(in: 0..<16, using: &random) {
+        switch Int.random(in: 0..<18, using: &random) {
         case 0, 1:
             guard views[slot] == nil, nodes[slot] == nil else { continue }
             views[slot] = ModelView.make(anyThread: anyThread)
@@ -250,12 +254,24 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
                 nodes[slot] = DominoNode(label: "v\(slot)", responder: view)
                 hosts[slot] = ObjectIdentifier(view)
                 model.responderNodes.insert(slot)
+                model.notFollowing.remove(slot)
                 done.append("node for view \(slot)")
             } else {
                 nodes[slot] = DominoNode(label: "n\(slot)")
                 done.append("node \(slot)")
             }
             model.nodes.insert(slot)
+        case 16:
+            guard let node = nodes[slot], model.responderNodes.contains(slot) else { continue }
+            let follows = model.notFollowing.contains(slot)
+            node.followsResponderChain = follows
+            if follows { model.notFollowing.remove(slot) } else { model.notFollowing.insert(slot) }
+            done.append("\(slot) follows its chain: \(follows)")
+        case 17:
+            // Reads the chain now: changes nothing the model sees.
+            guard let node = nodes[slot] else { continue }
+            node.refreshResponderChain()
+            done.append("refresh \(slot)")
         case 7:
             guard let node = nodes[slot], let parent = pick(model.nodes.filter({ $0 > slot })),
                   !(model.parents[slot] ?? []).contains(parent) else { continue }
@@ -289,6 +305,7 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
             hosts[slot] = nil
             model.nodes.remove(slot)
             model.responderNodes.remove(slot)
+            model.notFollowing.remove(slot)
             model.subscriptions.removeAll { $0.node == slot }
             for parent in model.parents[slot] ?? [] { model.children[parent]!.removeAll { $0 == slot } }
             for child in model.children[slot] ?? [] { model.parents[child]!.removeAll { $0 == slot } }
