@@ -188,15 +188,35 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
     var value = 0
 
     func pick(_ set: some Collection<Int>) -> Int? { set.sorted().randomElement(using: &random) }
-    func run(_ walk: () -> Void) -> [String] {
+    /// Runs `walk` with the next value and compares what it delivered (sorted with
+    /// `anyOrder`) with what `expected` says; the divergence, or nil.
+    func check(
+        _ name: String, at slot: Int, anyOrder: Bool, _ walk: (ModelEvent) -> Void, expected: (Int) -> [String]
+    ) -> String? {
+        value += 1
+        done.append("\(name) \(value) at \(slot)")
         recorder.log.removeAll()
-        walk()
-        return recorder.log
-    }
-    func diverged(_ library: [String], _ expected: [String]) -> String {
-        "after \(done.joined(separator: ", ")):\n  library \(library)\n  model   \(expected)"
+        walk(ModelEvent(value: value))
+        let library = anyOrder ? recorder.log.sorted() : recorder.log
+        let wanted = expected(value)
+        guard library != wanted else { return nil }
+        return "after \(done.joined(separator: ", ")):\n  library \(library)\n  model   \(wanted)"
     }
 
+    /// A node for the view of `slot`, or a plain one where there is none.
+    func makeNode(at slot: Int) {
+        if let view = views[slot] {
+            nodes[slot] = DominoNode(label: "v\(slot)", responder: view)
+            hosts[slot] = ObjectIdentifier(view)
+            model.responderNodes.insert(slot)
+            model.notFollowing.remove(slot)
+            done.append("node for view \(slot)")
+        } else {
+            nodes[slot] = DominoNode(label: "n\(slot)")
+            done.append("node \(slot)")
+        }
+        model.nodes.insert(slot)
+    }
     func subscribe(at slot: Int) {
         let id = nextSubscription
         nextSubscription += 1
@@ -219,16 +239,7 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
         done.append("next \(slot) -> \(target)")
     }
     for slot in 0..<responderModelSlots where Int.random(in: 0..<3, using: &random) != 0 {
-        if let view = views[slot] {
-            nodes[slot] = DominoNode(label: "v\(slot)", responder: view)
-            hosts[slot] = ObjectIdentifier(view)
-            model.responderNodes.insert(slot)
-            done.append("node for view \(slot)")
-        } else {
-            nodes[slot] = DominoNode(label: "n\(slot)")
-            done.append("node \(slot)")
-        }
-        model.nodes.insert(slot)
+        makeNode(at: slot)
         subscribe(at: slot)
     }
 
@@ -250,17 +261,7 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
             done.append("next \(slot) -> \(views[target] == nil ? "nil" : String(target))")
         case 5, 6:
             guard nodes[slot] == nil else { continue }
-            if let view = views[slot] {
-                nodes[slot] = DominoNode(label: "v\(slot)", responder: view)
-                hosts[slot] = ObjectIdentifier(view)
-                model.responderNodes.insert(slot)
-                model.notFollowing.remove(slot)
-                done.append("node for view \(slot)")
-            } else {
-                nodes[slot] = DominoNode(label: "n\(slot)")
-                done.append("node \(slot)")
-            }
-            model.nodes.insert(slot)
+            makeNode(at: slot)
         case 16:
             guard let node = nodes[slot], model.responderNodes.contains(slot) else { continue }
             let follows = model.notFollowing.contains(slot)
@@ -314,28 +315,22 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
             done.append("release node \(slot)")
         case 12, 13:
             guard let node = nodes[slot] else { continue }
-            value += 1
-            let posted = value
-            done.append("post \(posted) at \(slot)")
-            let library = run { node.post(ModelEvent(value: posted)) }
-            let expected = model.post(posted, at: slot)
-            if library != expected { return diverged(library, expected) }
+            let model = model
+            if let divergence = check("post", at: slot, anyOrder: false, { _ = node.post($0) }, expected: { model.post($0, at: slot) }) {
+                return divergence
+            }
         case 14:
             guard let node = nodes[slot] else { continue }
-            value += 1
-            let posted = value
-            done.append("broadcast \(posted) from \(slot)")
-            let library = run { node.broadcast(ModelEvent(value: posted)) }.sorted()
-            let expected = model.broadcast(posted, from: slot)
-            if library != expected { return diverged(library, expected) }
+            let model = model
+            if let divergence = check("broadcast", at: slot, anyOrder: true, { _ = node.broadcast($0) }, expected: { model.broadcast($0, from: slot) }) {
+                return divergence
+            }
         default:
             guard let node = nodes[slot] else { continue }
-            value += 1
-            let posted = value
-            done.append("raise \(posted) at \(slot)")
-            let library = run { node.raise(ModelEvent(value: posted)) }.sorted()
-            let expected = model.raise(posted, at: slot)
-            if library != expected { return diverged(library, expected) }
+            let model = model
+            if let divergence = check("raise", at: slot, anyOrder: true, { _ = node.raise($0) }, expected: { model.raise($0, at: slot) }) {
+                return divergence
+            }
         }
     }
     withExtendedLifetime((views, subscriptions)) {}
