@@ -871,6 +871,62 @@ struct ResponderBroadcastRaceTests {
     }
 }
 
+extension ResponderBroadcastRaceTests {
+    @Test func aBroadcastFollowsNoLinkThatAnotherThreadInstalledFromAChainReadBeforeThisThreadChangedIt() {
+        // x leads nowhere, and its link says so. This thread makes x lead to y;
+        // another thread's resolution of x's link reads that (x > y) and waits. This
+        // thread makes x lead nowhere again: its link still says so, and a broadcast
+        // from y checks every chain and finds x's as its link says, so it resolves
+        // nothing. While it checks (when it reads z's chain), the other thread
+        // installs x > y, a reading newer than any x's link held. The broadcast must
+        // not follow it down to x (found by ResponderModelTests, two threads at once:
+        // `next 2 -> 4`, `next 2 -> nil`, a raise reached node 2). In a process of its
+        // own: any other thread's walk down would resolve x's link between the steps.
+        let x = HookedResponder(), y = SwappableResponder(), z = HookedResponder()
+        let xNode = DominoNode(label: "x", responder: x)
+        let yNode = DominoNode(label: "y", responder: y)
+        let zNode = DominoNode(label: "z", responder: z)
+        let heardAtX = Counter()
+        xNode.subscribe(Ping.self, on: .postingThread) { _ in heardAtX.increment() }
+        xNode.refreshResponderChain()
+        #expect(xNode.resolvedSuccessor == nil)
+        x.setNext(y)
+        let otherIsReading = DispatchSemaphore(value: 0), otherMayInstall = DispatchSemaphore(value: 0)
+        let otherIsDone = DispatchSemaphore(value: 0)
+        x.onRead {
+            guard RaceReader.name == "other" else { return }
+            otherIsReading.signal()
+            otherMayInstall.wait()
+        }
+        let otherInstalled = Counter()
+        z.onRead {
+            guard RaceReader.name == "this", otherInstalled.value == 0 else { return }
+            otherInstalled.increment()
+            otherMayInstall.signal()
+            _ = otherIsDone.wait(timeout: .now() + 30)
+        }
+        let other = Thread {
+            RaceReader.$name.withValue("other") { xNode.refreshResponderChain() }
+            otherIsDone.signal()
+        }
+        other.start()
+        #expect(otherIsReading.wait(timeout: .now() + 30) == .success)
+        x.setNext(nil)
+        let result = RaceReader.$name.withValue("this") { yNode.broadcast(Ping(value: 1)) }
+        #expect(otherInstalled.value == 1)
+        #expect(heardAtX.value == 0)
+        #expect(result.nodesVisited == 1)
+        // The other thread's reading was installed, and walks read it again.
+        #expect(xNode.resolvedSuccessor == nil)
+        withExtendedLifetime((y, zNode)) {}
+    }
+}
+
+/// Marks the reads of a chain made by one side of a race, as a hook sees them.
+private enum RaceReader {
+    @TaskLocal static var name: String?
+}
+
 /// Runs `body` while another thread broadcasts from a node of its own, again and
 /// again (each broadcast reads every responder node's chain in the process), and
 /// with `makingResponderNodes` makes a responder node and posts from it between
@@ -1210,6 +1266,43 @@ struct ResponderChainConcurrencyTests {
         }
         #expect(wrong.value == 0)
     }
+
+    @Test func aResolutionThatReadAChainBeforeALaterOneDoesNotOverwriteTheLinkTheLaterOneInstalled() {
+        // a > b > c1. While a resolution of a's link reads b (which has already said
+        // c1), a is made to lead to c2 and a resolution that began later installs
+        // a > c2; the first one's reading, installed after it, must not put a > c1
+        // back. Nested here on one thread, so that the order is certain; in an app,
+        // two threads' walks (found by ResponderModelTests: a post right after its
+        // own thread changed a chain went along the old one, a walk down on another
+        // thread having read it before the change).
+        let a = SwappableResponder(), b = HookedResponder(), c1 = SwappableResponder(), c2 = SwappableResponder()
+        b.setNext(c1)
+        a.setNext(b)
+        let aNode = DominoNode(label: "a", responder: a)
+        let c1Node = DominoNode(label: "c1", responder: c1)
+        let c2Node = DominoNode(label: "c2", responder: c2)
+        aNode.refreshResponderChain()
+        #expect(aNode.resolvedSuccessor === c1Node)
+        let nested = Counter()
+        b.onRead { [weak a, weak aNode] in
+            // This test's read only, once: walks down in other tests read a's chain too.
+            guard ThisTest.isReading, nested.value == 0, let a, let aNode else { return }
+            nested.increment()
+            a.setNext(c2)
+            aNode.refreshResponderChain()
+        }
+        ThisTest.$isReading.withValue(true) { aNode.refreshResponderChain() }
+        #expect(nested.value == 1)
+        #expect(aNode.resolvedSuccessor === c2Node)
+        #expect(c1Node.children.isEmpty)
+        #expect(c2Node.children.map(\.description) == ["a"])
+        withExtendedLifetime((b, c1, c2)) {}
+    }
+}
+
+/// Marks this test's own reads of a chain, as a hook sees them.
+private enum ThisTest {
+    @TaskLocal static var isReading = false
 }
 
 /// Chains of responders whose nodes were never posted from: the first post reads the

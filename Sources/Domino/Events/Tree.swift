@@ -170,7 +170,7 @@ extension DominoNode {
            let result = deliverDownWithoutLock(value, key: key, raising: raising, thread: thread) {
             return result
         }
-        return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, thread: thread)
+        return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, linksRead: nil, thread: thread)
     }
 
     /// `deliverDown` once responder nodes exist: under the stripe without plans
@@ -180,18 +180,21 @@ extension DominoNode {
     @inline(never)
     private func deliverDownThroughResponders<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
         if thread.pointee.downNotPlain.matches(self, key, raising: raising) {
-            return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, thread: thread)
+            return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, linksRead: nil, thread: thread)
         }
-        if let result = deliverDownStriped(value, key: key, raising: raising, thread: thread) { return result }
-        return deliverDownLocked(value, key: key, raising: raising, chainsRead: true, thread: thread)
+        // A node knows where its own responder chain leads, never who follows it.
+        var linksRead = Self.refreshEveryResponderChain()
+        if let result = deliverDownStriped(value, key: key, raising: raising, linksRead: &linksRead, thread: thread) { return result }
+        return deliverDownLocked(value, key: key, raising: raising, chainsRead: true, linksRead: linksRead, thread: thread)
     }
 
     /// `deliverDown` collected under the stripe, along plans: every case (responder
     /// chains, cycles, branching routes, reformers, interceptors, groups, tracing).
     /// `chainsRead`: the walk read every responder chain already (a walk under the
-    /// stripe that declined).
+    /// stripe that declined), which left the links at `linksRead` (see
+    /// `refreshEveryResponderChain()`).
     @inline(never)
-    private func deliverDownLocked<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, chainsRead: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
+    private func deliverDownLocked<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, chainsRead: Bool, linksRead: Int?, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
         thread.pointee.walksDownAlongPlans &+= 1
         let scratch = DownScratch.take(from: thread)
         var up = Plan()
@@ -206,7 +209,7 @@ extension DominoNode {
         up.writes = thread.pointee.writes
         down.writes = up.writes
         let hinted = thread.pointee.downNotPlain.matches(self, key, raising: raising)
-        let plain = collectDownLocked(key, raising: raising, chainsRead: chainsRead, up: &up, down: &down, scratch: scratch, thread: thread)
+        let plain = collectDownLocked(key, raising: raising, chainsRead: chainsRead, linksRead: linksRead, up: &up, down: &down, scratch: scratch, thread: thread)
         // The tree is plain again: the next walk tries without the stripe.
         if hinted && plain { thread.pointee.downNotPlain = DownHint() }
 
@@ -337,11 +340,11 @@ extension DominoNode {
     /// `deliverDown`'s collection under the stripe: every case (responder chains,
     /// cycles, branching routes, reformers, interceptors, groups, tracing). Returns
     /// true when every stage of the way down is plain (see `collectDown`).
-    private func collectDownLocked(_ key: SlotKey, raising: Bool, chainsRead: Bool, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+    private func collectDownLocked(_ key: SlotKey, raising: Bool, chainsRead: Bool, linksRead: Int?, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         // A node knows where its own responder chain leads, never who follows it: read
         // every chain, so that the walk down finds the followers it has not met yet.
-        if !chainsRead { Self.refreshEveryResponderChain() }
-        graphLock.lockShared(stripe: thread.pointee.stripe)
+        var linksRead = chainsRead ? linksRead : Self.refreshEveryResponderChain()
+        Self.lockShared(stripe: thread.pointee.stripe, linksRead: &linksRead)
         let gate = GraphLock.walkGate
         up.takeDefaultMode(fromGate: gate)
         down.takeDefaultMode(fromGate: gate)
@@ -640,14 +643,12 @@ extension DominoNode {
     /// (`deliverDownLocked`), having delivered nothing and holding no pin; the
     /// chains were read first, so that walk need not read them again.
     @inline(__always)
-    private func deliverDownStriped<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult? {
-        // A node knows where its own responder chain leads, never who follows it.
-        Self.refreshEveryResponderChain()
+    private func deliverDownStriped<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, linksRead: inout Int?, thread: UnsafeMutablePointer<ThreadState>) -> PostResult? {
         let scratch = DownScratch.take(from: thread)
         scratch.startPublishedWalk()
         let writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
-        graphLock.lockShared(stripe: stripe)
+        Self.lockShared(stripe: stripe, linksRead: &linksRead)
         let outcome = collectDownStriped(key, raising: raising, scratch: scratch)
         // Pinned under the stripe, where no writer retires anything: the pin keeps
         // every table collected.
@@ -889,10 +890,10 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
-        Self.refreshEveryResponderChain()
+        var linksRead = Self.refreshEveryResponderChain()
 
         var plan = Plan()
-        graphLock.lockShared(stripe: thread.pointee.stripe)
+        Self.lockShared(stripe: thread.pointee.stripe, linksRead: &linksRead)
         let traceAll = Tracing.tracesAllNodes || tracingFlag
         plan.originTraced = traceAll
         var visited = Set<NodeLink>()

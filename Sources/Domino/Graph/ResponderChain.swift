@@ -114,6 +114,10 @@ final class ResponderLink: @unchecked Sendable {
     /// True once the chain was read (`successor` then says where it leads, nil
     /// included). Written under the exclusive lock.
     @exclusivity(unchecked) var wasRead = false
+    /// The ticket of the resolution whose reading this link holds
+    /// (`ResponderRegistry.takeResolutionTicket`), so that one that began reading
+    /// before it does not overwrite it. Written under the exclusive lock.
+    @exclusivity(unchecked) var installedTicket = 0
     /// The responders the last resolution read above the host, in order: up to the
     /// one whose node is `successor`, or to the last one, whose next responder was
     /// nil. Valid while `ResponderRegistry.membership` equals `readPathMembership`
@@ -350,6 +354,24 @@ enum ResponderRegistry {
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
     /// How many responder nodes were created (see `ResponderLink.registration`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
+    /// The last resolution ticket taken (see `takeResolutionTicket()`): a word of its
+    /// own, off the lines walks read, changed only atomically.
+    nonisolated(unsafe) private static let resolutionTicketWord: UnsafeMutableRawPointer = {
+        let word = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Int>.size, alignment: MemoryLayout<Int>.alignment)
+        word.storeBytes(of: 0, as: Int.self)
+        return word
+    }()
+
+    /// A number larger than every one taken before, for a resolution about to read a
+    /// chain: an install keeps a link's reading only from a resolution that began
+    /// reading after the one it holds (`ResponderLink.installedTicket`). Without it,
+    /// a walk on one thread that read a chain before another thread changed it could
+    /// install what it read after that thread's own post had read the chain again
+    /// and installed it, and that post then went along the old chain (found by
+    /// `ResponderModelTests`, two threads at once). Any lock or none.
+    static func takeResolutionTicket() -> Int {
+        AtomicWord.add(resolutionTicketWord, 1)
+    }
     /// Bumped under the exclusive lock whenever a responder node is registered or
     /// unregistered: while it stays, the responders that have a node stay the same,
     /// and so does where a chain read along the same responders leads (see
@@ -552,7 +574,7 @@ extension DominoNode {
             if newValue {
                 refreshResponderChain()
             } else {
-                _ = install(successor: nil, in: link)
+                _ = install(successor: nil, in: link, ticket: ResponderRegistry.takeResolutionTicket())
             }
         }
     }
@@ -611,43 +633,70 @@ extension DominoNode {
     ///
     /// Chains read on the main thread only are read when this runs there; elsewhere
     /// their links stay as last read on the main thread, as for posts.
-    static func refreshEveryResponderChain() {
+    ///
+    /// - Returns: `ResponderRegistry.linksWritten` as the links were when every
+    ///   chain read as its link says (nil when no responder node was ever made): the
+    ///   walk collects only while it still is (`lockShared(stripe:linksRead:)`).
+    ///   Another thread may install a link between this check and that collection,
+    ///   as it read the chain before this thread changed it: a walk down that did
+    ///   not resolve that link itself (it found it as the chain now reads) would
+    ///   then follow the old link (found by `ResponderModelTests`, two threads at
+    ///   once, after resolution tickets fixed the walks that resolve).
+    static func refreshEveryResponderChain() -> Int? {
         // Set for good, under the lock that registers the first responder node.
-        guard GraphLock.respondersExist else { return }
+        guard GraphLock.respondersExist else { return nil }
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         let census = graphLock.withShared { ResponderRegistry.census(onMainThread: onMainThread) }
             ?? ResponderRegistry.takeCensus(onMainThread: onMainThread)
         var stale: [NodeLink] = []
         let outcome = census.check(thread: thread, stale: &stale)
-        if outcome == .holds { return }
+        if outcome == .holds { return census.linksWritten }
         // When only the links in `stale` changed (every other chain reads as its
-        // link says), only they are resolved, while the census is still the current
-        // one, which its nodes are registered for; else every link.
-        let nodes = (outcome == .stale ? staleNodes(stale, of: census) : nil) ?? graphLock.withShared {
-            () -> [(registration: Int, node: DominoNode)] in
-            guard ResponderRegistry.exist else { return [] }
-            return ResponderRegistry.nodes.values.compactMap { link in
-                link.retainIfAlive().map { ($0.responderLink?.registration ?? 0, $0) }
+        // link says) and no link was written since the census (its nodes are then
+        // registered), only they are resolved; else every link. Either way the links
+        // are as read once this thread's own writes are added to `written`.
+        let (written, nodes) = graphLock.withShared { () -> (Int, [(registration: Int, node: DominoNode)]) in
+            let written = ResponderRegistry.linksWritten
+            if outcome == .stale && written == census.linksWritten {
+                return (written, stale.compactMap { link in
+                    link.retainIfAlive().map { ($0.responderLink?.registration ?? 0, $0) }
+                })
             }
+            guard ResponderRegistry.exist else { return (written, []) }
+            return (written, ResponderRegistry.nodes.values.compactMap { link in
+                link.retainIfAlive().map { ($0.responderLink?.registration ?? 0, $0) }
+            })
         }
-        if nodes.isEmpty { return }
+        if nodes.isEmpty { return written }
         // Creation order, so that followers newly found are appended in a stable order.
         let ordered = nodes.sorted { $0.registration < $1.registration }.map(\.node)
         var refreshed: [ObjectIdentifier] = []
         var cutShort = false
+        let writesBefore = thread.pointee.linkWrites
         _ = refresh(ordered, into: &refreshed, collectedAt: 0, cutShort: &cutShort, reportsUnread: false)
+        return written &+ (thread.pointee.linkWrites &- writesBefore)
     }
 
-    /// The nodes of `stale`, retained with their registrations, if `census` is still
-    /// the current one (a census of another thread's making, or a node dropped,
-    /// may have replaced it meanwhile: then nil).
-    private static func staleNodes(_ stale: [NodeLink], of census: ChainCensus) -> [(registration: Int, node: DominoNode)]? {
-        graphLock.withShared { () -> [(registration: Int, node: DominoNode)]? in
-            guard ResponderRegistry.census(onMainThread: census.onMainThread) === census else { return nil }
-            return stale.compactMap { link in
-                link.retainIfAlive().map { ($0.responderLink?.registration ?? 0, $0) }
-            }
+    /// How many times a walk down reads every chain again because another thread
+    /// wrote a link between its reads and its collection (see
+    /// `lockShared(stripe:linksRead:)`); then it collects along the links as they are.
+    static let chainRereads = 8
+
+    /// Takes `stripe` for a walk down whose chains `refreshEveryResponderChain()`
+    /// read, once the links are as that read left them (`linksRead`, which it
+    /// returned): while another thread wrote a link since, the chains are read again
+    /// (at most `chainRereads` times). A link written by a resolution that read its
+    /// chain before this thread changed it would otherwise be followed.
+    @inline(__always)
+    static func lockShared(stripe: Int, linksRead: inout Int?) {
+        graphLock.lockShared(stripe: stripe)
+        var rereads = 0
+        while let expected = linksRead, ResponderRegistry.linksWritten != expected, rereads < chainRereads {
+            graphLock.unlockShared(stripe: stripe)
+            rereads += 1
+            linksRead = refreshEveryResponderChain()
+            graphLock.lockShared(stripe: stripe)
         }
     }
 
@@ -768,10 +817,13 @@ extension DominoNode {
             var tries = 0
             var resolved: (successor: DominoNode?, installed: (generation: Int, changed: Bool, successorUnread: Bool))?
             while resolved == nil {
+                let ticket = ResponderRegistry.takeResolutionTicket()
                 let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
                 guard case .resolved(let successor, let path) = resolution else { break }
                 tries += 1
-                if let installed = node.install(successor: successor, in: link, readPath: path, unlessStale: tries < Self.staleResolutionRetries) {
+                if let installed = node.install(
+                    successor: successor, in: link, ticket: ticket, readPath: path, unlessStale: tries < Self.staleResolutionRetries
+                ) {
                     resolved = (successor, installed)
                 }
             }
@@ -945,14 +997,22 @@ extension DominoNode {
     /// - Returns: The link generation once it is installed, and whether this call
     ///   changed the link.
     ///
+    /// - Parameter ticket: The resolution's ticket, taken before it read the chain
+    ///   (`ResponderRegistry.takeResolutionTicket()`). When the link holds a
+    ///   resolution that began reading later, that one stands: nothing is written,
+    ///   and the link is reported unchanged.
     /// - Parameter path: What the resolution read, for posts to check the link
     ///   against without resolving it again (nil: nothing to remember).
-    private func install(successor resolved: DominoNode?, in link: ResponderLink, readPath path: ReadPath? = nil, unlessStale: Bool = false) -> (generation: Int, changed: Bool, successorUnread: Bool)? {
+    private func install(
+        successor resolved: DominoNode?, in link: ResponderLink, ticket: Int, readPath path: ReadPath? = nil, unlessStale: Bool = false
+    ) -> (generation: Int, changed: Bool, successorUnread: Bool)? {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
         let read = graphLock.withShared { () -> (successor: DominoNode?, unchanged: Bool, generation: Int, settled: Bool, successorUnread: Bool)? in
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             let generation = ResponderRegistry.generation
+            // A newer reading stands (see `ResponderRegistry.takeResolutionTicket`).
+            if link.installedTicket > ticket { return (nil, true, generation, true, false) }
             let successor = link.followsChain ? resolved : nil
             // Nothing to write when the link was read before and remembers this path.
             let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
@@ -966,25 +1026,33 @@ extension DominoNode {
             // thread whether its route is cut short here; and once per path read.
             if !settled {
                 graphLock.withExclusive { _ in
+                    guard link.installedTicket < ticket else { return }
+                    link.installedTicket = ticket
                     link.wasRead = true
                     if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
                     ResponderRegistry.linksWritten &+= 1
+                    ThreadState.current.pointee.linkWrites &+= 1
                 }
             }
             return (generation, false, successorUnread)
         }
         var closedCycle = false
-        let installed = graphLock.withExclusive { graveyard -> Int? in
+        // Nil when stale; else the generation, and false when a newer reading stood.
+        let installed = graphLock.withExclusive { graveyard -> (generation: Int, wrote: Bool)? in
             // Again: a node may have been made since the shared lock.
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
+            // Again: a newer reading may have been installed since.
+            guard link.installedTicket < ticket else { return (ResponderRegistry.generation, false) }
+            link.installedTicket = ticket
             link.wasRead = true
             if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
             ResponderRegistry.generation &+= 1
             ResponderRegistry.linksWritten &+= 1
+            ThreadState.current.pointee.linkWrites &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
             link.successor = nil
             guard link.followsChain, let successor, let successorLink = successor.responderLink, successor !== self else {
-                return ResponderRegistry.generation
+                return (ResponderRegistry.generation, true)
             }
             if Route.wouldCloseCycle(mounting: self, at: successor) {
                 closedCycle = true
@@ -993,12 +1061,13 @@ extension DominoNode {
             }
             link.successor = NodeLink(successor)
             successorLink.followers.append(self, &graveyard)
-            return ResponderRegistry.generation
+            return (ResponderRegistry.generation, true)
         }
         guard let installed else { return nil }
+        guard installed.wrote else { return (installed.generation, false, false) }
         if closedCycle, let successor {
             Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
-        return (installed, true, false)
+        return (installed.generation, true, false)
     }
 }

@@ -89,6 +89,11 @@ struct ThreadState {
     /// How many walks down on this thread went along plans (`DominoNode.
     /// deliverDownLocked`): what tests count to show which walks go without them.
     var walksDownAlongPlans: Int = 0
+    /// How many times this thread wrote a responder node's link
+    /// (`ResponderRegistry.linksWritten`): a walk down that resolved links counts its
+    /// own writes, to tell whether another thread wrote one before it collects (see
+    /// `DominoNode.refreshEveryResponderChain()`).
+    var linkWrites: Int = 0
 
     /// Counts one more post, request or signal fire nested on this thread; beyond
     /// ``DominoNode/maximumNestingDepth`` reports the runaway about `what` and
