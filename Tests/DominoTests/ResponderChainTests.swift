@@ -922,6 +922,43 @@ extension ResponderBroadcastRaceTests {
     }
 }
 
+extension ResponderBroadcastRaceTests {
+    @Test func aResolutionThatFindsALinkAsItReadsItKeepsAnOlderReadingFromOverwritingIt() {
+        // x leads nowhere, and its link says so. This thread makes x lead to y;
+        // another thread's resolution of x's link reads that (x > y) and waits. This
+        // thread makes x lead nowhere again and resolves x's link: it finds it as it
+        // reads it and writes nothing. Then the other thread installs x > y: it began
+        // reading before that resolution did, so it must not stand (found by
+        // ResponderModelTests, two threads at once, where a post that had found a
+        // link as it read it then went along the other thread's older reading).
+        let x = HookedResponder(), y = SwappableResponder()
+        let xNode = DominoNode(label: "x", responder: x)
+        let yNode = DominoNode(label: "y", responder: y)
+        xNode.refreshResponderChain()
+        #expect(xNode.resolvedSuccessor == nil)
+        x.setNext(y)
+        let otherIsReading = DispatchSemaphore(value: 0), otherMayInstall = DispatchSemaphore(value: 0)
+        let otherIsDone = DispatchSemaphore(value: 0)
+        x.onRead {
+            guard RaceReader.name == "other" else { return }
+            otherIsReading.signal()
+            otherMayInstall.wait()
+        }
+        let other = Thread {
+            RaceReader.$name.withValue("other") { xNode.refreshResponderChain() }
+            otherIsDone.signal()
+        }
+        other.start()
+        #expect(otherIsReading.wait(timeout: .now() + 30) == .success)
+        x.setNext(nil)
+        xNode.refreshResponderChain()
+        otherMayInstall.signal()
+        #expect(otherIsDone.wait(timeout: .now() + 30) == .success)
+        #expect(xNode.resolvedSuccessor == nil)
+        #expect(yNode.children.isEmpty)
+    }
+}
+
 /// Marks the reads of a chain made by one side of a race, as a hook sees them.
 private enum RaceReader {
     @TaskLocal static var name: String?

@@ -1,3 +1,5 @@
+internal import Atomics
+
 /// An object that knows the next object up its chain, as `UIResponder.next` and
 /// `NSResponder.nextResponder` do.
 ///
@@ -114,10 +116,24 @@ final class ResponderLink: @unchecked Sendable {
     /// True once the chain was read (`successor` then says where it leads, nil
     /// included). Written under the exclusive lock.
     @exclusivity(unchecked) var wasRead = false
-    /// The ticket of the resolution whose reading this link holds
-    /// (`ResponderRegistry.takeResolutionTicket`), so that one that began reading
-    /// before it does not overwrite it. Written under the exclusive lock.
-    @exclusivity(unchecked) var installedTicket = 0
+    /// The ticket of the newest resolution whose reading this link holds, or that
+    /// found the link as it read it (`ResponderRegistry.takeResolutionTicket`), so
+    /// that one that began reading before it does not overwrite it. Raised under
+    /// the exclusive lock, or under a stripe by a resolution that found the link as
+    /// it read it and writes nothing else (`confirm(ticket:)`): atomic, since
+    /// several stripes' holders may raise it at once.
+    let installedTicket = ManagedAtomic<Int>(0)
+
+    /// Raises `installedTicket` to `ticket` unless it is higher already. Lock held
+    /// (a stripe is enough: an install, which reads it, holds the exclusive lock).
+    func confirm(ticket: Int) {
+        var current = installedTicket.load(ordering: .relaxed)
+        while current < ticket {
+            let (exchanged, original) = installedTicket.compareExchange(expected: current, desired: ticket, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
     /// The responders the last resolution read above the host, in order: up to the
     /// one whose node is `successor`, or to the last one, whose next responder was
     /// nil. Valid while `ResponderRegistry.membership` equals `readPathMembership`
@@ -1012,13 +1028,18 @@ extension DominoNode {
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             let generation = ResponderRegistry.generation
             // A newer reading stands (see `ResponderRegistry.takeResolutionTicket`).
-            if link.installedTicket > ticket { return (nil, true, generation, true, false) }
+            if link.installedTicket.load(ordering: .relaxed) > ticket { return (nil, true, generation, true, false) }
             let successor = link.followsChain ? resolved : nil
             // Nothing to write when the link was read before and remembers this path.
             let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
             let successorUnread = successor?.responderLink.map { !$0.wasRead } ?? false
-            guard let current = link.successor else { return (successor, successor == nil, generation, settled, successorUnread) }
-            return (successor, successor.map { current.refers(to: $0) } ?? false, generation, settled, successorUnread)
+            let unchanged = link.successor.map { current in successor.map { current.refers(to: $0) } ?? false } ?? (successor == nil)
+            // Found as read, and nothing else to write: this reading stands against
+            // older ones all the same (found by ResponderModelTests: a walk on another
+            // thread read the chain before this thread changed it and back, and
+            // installed that after this resolution found the link as it is).
+            if unchanged && settled { link.confirm(ticket: ticket) }
+            return (successor, unchanged, generation, settled, successorUnread)
         }
         guard let (successor, unchanged, generation, settled, successorUnread) = read else { return nil }
         if unchanged {
@@ -1026,8 +1047,8 @@ extension DominoNode {
             // thread whether its route is cut short here; and once per path read.
             if !settled {
                 graphLock.withExclusive { _ in
-                    guard link.installedTicket < ticket else { return }
-                    link.installedTicket = ticket
+                    guard link.installedTicket.load(ordering: .relaxed) < ticket else { return }
+                    link.installedTicket.store(ticket, ordering: .relaxed)
                     link.wasRead = true
                     if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
                     ResponderRegistry.linksWritten &+= 1
@@ -1042,8 +1063,8 @@ extension DominoNode {
             // Again: a node may have been made since the shared lock.
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             // Again: a newer reading may have been installed since.
-            guard link.installedTicket < ticket else { return (ResponderRegistry.generation, false) }
-            link.installedTicket = ticket
+            guard link.installedTicket.load(ordering: .relaxed) < ticket else { return (ResponderRegistry.generation, false) }
+            link.installedTicket.store(ticket, ordering: .relaxed)
             link.wasRead = true
             if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
             ResponderRegistry.generation &+= 1
