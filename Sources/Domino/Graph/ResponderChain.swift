@@ -1024,11 +1024,11 @@ extension DominoNode {
     ) -> (generation: Int, changed: Bool, successorUnread: Bool)? {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
-        let read = graphLock.withShared { () -> (successor: DominoNode?, unchanged: Bool, generation: Int, settled: Bool, successorUnread: Bool)? in
+        let read = graphLock.withShared { () -> (unchanged: Bool, generation: Int, settled: Bool, successorUnread: Bool)? in
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             let generation = ResponderRegistry.generation
             // A newer reading stands (see `ResponderRegistry.takeResolutionTicket`).
-            if link.installedTicket.load(ordering: .relaxed) > ticket { return (nil, true, generation, true, false) }
+            if link.installedTicket.load(ordering: .relaxed) > ticket { return (true, generation, true, false) }
             let successor = link.followsChain ? resolved : nil
             // Nothing to write when the link was read before and remembers this path.
             let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
@@ -1039,41 +1039,38 @@ extension DominoNode {
             // thread read the chain before this thread changed it and back, and
             // installed that after this resolution found the link as it is).
             if unchanged && settled { link.confirm(ticket: ticket) }
-            return (successor, unchanged, generation, settled, successorUnread)
+            return (unchanged, generation, settled, successorUnread)
         }
-        guard let (successor, unchanged, generation, settled, successorUnread) = read else { return nil }
-        if unchanged {
-            // Once per link: that it has been read is what tells a walk off the main
-            // thread whether its route is cut short here; and once per path read.
-            if !settled {
-                graphLock.withExclusive { _ in
-                    guard link.installedTicket.load(ordering: .relaxed) < ticket else { return }
-                    link.installedTicket.store(ticket, ordering: .relaxed)
-                    link.wasRead = true
-                    if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
-                    ResponderRegistry.linksWritten &+= 1
-                    ThreadState.current.pointee.linkWrites &+= 1
-                }
-            }
-            return (generation, false, successorUnread)
-        }
+        guard let (unchanged, generation, settled, successorUnread) = read else { return nil }
+        if unchanged && settled { return (generation, false, successorUnread) }
         var closedCycle = false
-        // Nil when stale; else the generation, and false when a newer reading stood.
-        let installed = graphLock.withExclusive { graveyard -> (generation: Int, wrote: Bool)? in
+        // Nil when stale; else the generation, whether the successor changed, and
+        // false when a newer reading stood (nothing written).
+        let installed = graphLock.withExclusive { graveyard -> (generation: Int, changed: Bool, wrote: Bool)? in
             // Again: a node may have been made since the shared lock.
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
             // Again: a newer reading may have been installed since.
-            guard link.installedTicket.load(ordering: .relaxed) < ticket else { return (ResponderRegistry.generation, false) }
+            guard link.installedTicket.load(ordering: .relaxed) < ticket else { return (ResponderRegistry.generation, false, false) }
             link.installedTicket.store(ticket, ordering: .relaxed)
+            // Once per link: that it has been read is what tells a walk off the main
+            // thread whether its route is cut short here; and once per path read.
             link.wasRead = true
             if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
-            ResponderRegistry.generation &+= 1
             ResponderRegistry.linksWritten &+= 1
             ThreadState.current.pointee.linkWrites &+= 1
+            // Where the link leads now, not where the shared read found it: an older
+            // reading may have been installed in between (found by
+            // ResponderModelTests: this reading's path was remembered on a link that
+            // led where the older one read).
+            let successor = link.followsChain ? resolved : nil
+            if link.successor.map({ current in successor.map { current.refers(to: $0) } ?? false }) ?? (successor == nil) {
+                return (ResponderRegistry.generation, false, true)
+            }
+            ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
             link.successor = nil
-            guard link.followsChain, let successor, let successorLink = successor.responderLink, successor !== self else {
-                return (ResponderRegistry.generation, true)
+            guard let successor, let successorLink = successor.responderLink, successor !== self else {
+                return (ResponderRegistry.generation, true, true)
             }
             if Route.wouldCloseCycle(mounting: self, at: successor) {
                 closedCycle = true
@@ -1082,12 +1079,12 @@ extension DominoNode {
             }
             link.successor = NodeLink(successor)
             successorLink.followers.append(self, &graveyard)
-            return (ResponderRegistry.generation, true)
+            return (ResponderRegistry.generation, true, true)
         }
         guard let installed else { return nil }
-        guard installed.wrote else { return (installed.generation, false, false) }
-        if closedCycle, let successor {
-            Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(successor), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
+        guard installed.changed else { return (installed.generation, false, installed.wrote && successorUnread) }
+        if closedCycle, let resolved {
+            Diagnostics.emit(.mountCycle, "The responder chain from \(self) leads to \(resolved), which is below it; routes visit each node once. If that is a mistake, fix nextDominoResponder or unmount the node below.")
         }
         return (installed.generation, true, false)
     }
