@@ -843,7 +843,11 @@ private final class SwappableResponder: DominoResponder, @unchecked Sendable {
 /// `DOMINO_RESPONDER_RACES=1 swift test --filter ResponderBroadcastRaceTests`.
 @Suite(
     "Responder chain: broadcasts racing broadcasts",
-    .enabled(if: ProcessInfo.processInfo.environment["DOMINO_RESPONDER_RACES"] == "1")
+    .enabled(if: ProcessInfo.processInfo.environment["DOMINO_RESPONDER_RACES"] == "1"),
+    // One at a time: a test that holds another thread's reading between its steps
+    // must not meet a walk down of another of these tests, which would resolve the
+    // link meanwhile (and the test would pass without testing anything).
+    .serialized
 )
 struct ResponderBroadcastRaceTests {
     @Test func broadcastsReachAResponderNodeMadeMeanwhileAndTheNodesBelowItWhileAnotherThreadBroadcasts() {
@@ -888,29 +892,20 @@ extension ResponderBroadcastRaceTests {
         let zNode = DominoNode(label: "z", responder: z)
         let heardAtX = Counter()
         xNode.subscribe(Ping.self, on: .postingThread) { _ in heardAtX.increment() }
-        xNode.refreshResponderChain()
+        // Every link read, so that the broadcast's census checks each chain rather
+        // than resolving every link (which would raise x's ticket past the other
+        // thread's reading).
+        for node in [xNode, yNode, zNode] { node.refreshResponderChain() }
         #expect(xNode.resolvedSuccessor == nil)
         x.setNext(y)
-        let otherIsReading = DispatchSemaphore(value: 0), otherMayInstall = DispatchSemaphore(value: 0)
-        let otherIsDone = DispatchSemaphore(value: 0)
-        x.onRead {
-            guard RaceReader.name == "other" else { return }
-            otherIsReading.signal()
-            otherMayInstall.wait()
-        }
+        let other = HeldReading(of: xNode, host: x)
         let otherInstalled = Counter()
         z.onRead {
             guard RaceReader.name == "this", otherInstalled.value == 0 else { return }
             otherInstalled.increment()
-            otherMayInstall.signal()
-            _ = otherIsDone.wait(timeout: .now() + 30)
+            _ = other.install()
         }
-        let other = Thread {
-            RaceReader.$name.withValue("other") { xNode.refreshResponderChain() }
-            otherIsDone.signal()
-        }
-        other.start()
-        #expect(otherIsReading.wait(timeout: .now() + 30) == .success)
+        #expect(other.hasRead())
         x.setNext(nil)
         let result = RaceReader.$name.withValue("this") { yNode.broadcast(Ping(value: 1)) }
         #expect(otherInstalled.value == 1)
@@ -928,32 +923,20 @@ extension ResponderBroadcastRaceTests {
         // another thread's resolution of x's link reads that (x > y) and waits. This
         // thread makes x lead nowhere again and resolves x's link: it finds it as it
         // reads it and writes nothing. Then the other thread installs x > y: it began
-        // reading before that resolution did, so it must not stand (found by
-        // ResponderModelTests, two threads at once, where a post that had found a
-        // link as it read it then went along the other thread's older reading).
+        // reading before that resolution did, so it must not stand (a window found by
+        // reading the protocol after the model-based run found the others: a post's
+        // resolution may find a link so while another thread's older reading waits).
         let x = HookedResponder(), y = SwappableResponder()
         let xNode = DominoNode(label: "x", responder: x)
         let yNode = DominoNode(label: "y", responder: y)
         xNode.refreshResponderChain()
         #expect(xNode.resolvedSuccessor == nil)
         x.setNext(y)
-        let otherIsReading = DispatchSemaphore(value: 0), otherMayInstall = DispatchSemaphore(value: 0)
-        let otherIsDone = DispatchSemaphore(value: 0)
-        x.onRead {
-            guard RaceReader.name == "other" else { return }
-            otherIsReading.signal()
-            otherMayInstall.wait()
-        }
-        let other = Thread {
-            RaceReader.$name.withValue("other") { xNode.refreshResponderChain() }
-            otherIsDone.signal()
-        }
-        other.start()
-        #expect(otherIsReading.wait(timeout: .now() + 30) == .success)
+        let other = HeldReading(of: xNode, host: x)
+        #expect(other.hasRead())
         x.setNext(nil)
         xNode.refreshResponderChain()
-        otherMayInstall.signal()
-        #expect(otherIsDone.wait(timeout: .now() + 30) == .success)
+        #expect(other.install())
         #expect(xNode.resolvedSuccessor == nil)
         #expect(yNode.children.isEmpty)
     }
@@ -962,6 +945,36 @@ extension ResponderBroadcastRaceTests {
 /// Marks the reads of a chain made by one side of a race, as a hook sees them.
 private enum RaceReader {
     @TaskLocal static var name: String?
+}
+
+/// Another thread's resolution of `node`'s link, held inside its read of `host`'s
+/// chain, after the read, until `install()`: an older reading, installed after
+/// whatever this thread does meanwhile. Started when made.
+private final class HeldReading: Sendable {
+    private let read = DispatchSemaphore(value: 0), mayInstall = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(of node: DominoNode, host: HookedResponder) {
+        host.onRead { [read, mayInstall] in
+            guard RaceReader.name == "other" else { return }
+            read.signal()
+            mayInstall.wait()
+        }
+        Thread { [done] in
+            RaceReader.$name.withValue("other") { node.refreshResponderChain() }
+            done.signal()
+        }.start()
+    }
+
+    /// True once the other thread has read the chain (within 30 seconds).
+    func hasRead() -> Bool { read.wait(timeout: .now() + 30) == .success }
+
+    /// Lets the other thread install what it read; true once it has (within 30
+    /// seconds).
+    func install() -> Bool {
+        mayInstall.signal()
+        return done.wait(timeout: .now() + 30) == .success
+    }
 }
 
 /// Runs `body` while another thread broadcasts from a node of its own, again and
