@@ -170,7 +170,7 @@ extension DominoNode {
            let result = deliverDownWithoutLock(value, key: key, raising: raising, thread: thread) {
             return result
         }
-        return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, linksRead: nil, thread: thread)
+        return deliverDownLocked(value, key: key, raising: raising, chainsRead: nil, thread: thread)
     }
 
     /// `deliverDown` once responder nodes exist: under the stripe without plans
@@ -180,21 +180,21 @@ extension DominoNode {
     @inline(never)
     private func deliverDownThroughResponders<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
         if thread.pointee.downNotPlain.matches(self, key, raising: raising) {
-            return deliverDownLocked(value, key: key, raising: raising, chainsRead: false, linksRead: nil, thread: thread)
+            return deliverDownLocked(value, key: key, raising: raising, chainsRead: nil, thread: thread)
         }
         // A node knows where its own responder chain leads, never who follows it.
-        var linksRead = Self.refreshEveryResponderChain()
-        if let result = deliverDownStriped(value, key: key, raising: raising, linksRead: &linksRead, thread: thread) { return result }
-        return deliverDownLocked(value, key: key, raising: raising, chainsRead: true, linksRead: linksRead, thread: thread)
+        var chainsRead = Self.refreshEveryResponderChain()
+        if let result = deliverDownStriped(value, key: key, raising: raising, chainsRead: &chainsRead, thread: thread) { return result }
+        return deliverDownLocked(value, key: key, raising: raising, chainsRead: chainsRead, thread: thread)
     }
 
     /// `deliverDown` collected under the stripe, along plans: every case (responder
     /// chains, cycles, branching routes, reformers, interceptors, groups, tracing).
-    /// `chainsRead`: the walk read every responder chain already (a walk under the
-    /// stripe that declined), which left the links at `linksRead` (see
+    /// `chainsRead`: what the walk's reads of every responder chain found, when it
+    /// made them already (a walk under the stripe that declined; see
     /// `refreshEveryResponderChain()`).
     @inline(never)
-    private func deliverDownLocked<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, chainsRead: Bool, linksRead: Int?, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
+    private func deliverDownLocked<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, chainsRead: ChainsRead?, thread: UnsafeMutablePointer<ThreadState>) -> PostResult {
         thread.pointee.walksDownAlongPlans &+= 1
         let scratch = DownScratch.take(from: thread)
         var up = Plan()
@@ -209,7 +209,7 @@ extension DominoNode {
         up.writes = thread.pointee.writes
         down.writes = up.writes
         let hinted = thread.pointee.downNotPlain.matches(self, key, raising: raising)
-        let plain = collectDownLocked(key, raising: raising, chainsRead: chainsRead, linksRead: linksRead, up: &up, down: &down, scratch: scratch, thread: thread)
+        let plain = collectDownLocked(key, raising: raising, chainsRead: chainsRead, up: &up, down: &down, scratch: scratch, thread: thread)
         // The tree is plain again: the next walk tries without the stripe.
         if hinted && plain { thread.pointee.downNotPlain = DownHint() }
 
@@ -340,11 +340,11 @@ extension DominoNode {
     /// `deliverDown`'s collection under the stripe: every case (responder chains,
     /// cycles, branching routes, reformers, interceptors, groups, tracing). Returns
     /// true when every stage of the way down is plain (see `collectDown`).
-    private func collectDownLocked(_ key: SlotKey, raising: Bool, chainsRead: Bool, linksRead: Int?, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
+    private func collectDownLocked(_ key: SlotKey, raising: Bool, chainsRead: ChainsRead?, up: inout Plan, down: inout Plan, scratch: DownScratch, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         // A node knows where its own responder chain leads, never who follows it: read
         // every chain, so that the walk down finds the followers it has not met yet.
-        var linksRead = chainsRead ? linksRead : Self.refreshEveryResponderChain()
-        Self.lockShared(stripe: thread.pointee.stripe, linksRead: &linksRead)
+        var chainsRead = chainsRead ?? Self.refreshEveryResponderChain()
+        Self.lockShared(stripe: thread.pointee.stripe, chainsRead: &chainsRead)
         let gate = GraphLock.walkGate
         up.takeDefaultMode(fromGate: gate)
         down.takeDefaultMode(fromGate: gate)
@@ -380,6 +380,7 @@ extension DominoNode {
         up.pinIfBorrowing(thread.pointee.pins)
         down.pinIfBorrowing(thread.pointee.pins)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
+        chainsRead.dropCensus()
         return plain
     }
 
@@ -643,17 +644,18 @@ extension DominoNode {
     /// (`deliverDownLocked`), having delivered nothing and holding no pin; the
     /// chains were read first, so that walk need not read them again.
     @inline(__always)
-    private func deliverDownStriped<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, linksRead: inout Int?, thread: UnsafeMutablePointer<ThreadState>) -> PostResult? {
+    private func deliverDownStriped<Payload: Sendable>(_ value: Payload, key: SlotKey, raising: Bool, chainsRead: inout ChainsRead, thread: UnsafeMutablePointer<ThreadState>) -> PostResult? {
         let scratch = DownScratch.take(from: thread)
         scratch.startPublishedWalk()
         let writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
-        Self.lockShared(stripe: stripe, linksRead: &linksRead)
+        Self.lockShared(stripe: stripe, chainsRead: &chainsRead)
         let outcome = collectDownStriped(key, raising: raising, scratch: scratch)
         // Pinned under the stripe, where no writer retires anything: the pin keeps
         // every table collected.
         let parity = outcome == .collected ? GraphLock.pin(thread.pointee.pins) : -1
         graphLock.unlockShared(stripe: stripe)
+        chainsRead.dropCensus()
         guard outcome == .collected || outcome == .nothingToDeliver else {
             if outcome == .notPlain, let hint = DownHint(origin: self, key: key, raising: raising) { thread.pointee.downNotPlain = hint }
             DownScratch.giveBackPublished(consume scratch, to: thread)
@@ -890,10 +892,10 @@ extension DominoNode {
             return PostResult(deliveries: 0, nodesVisited: 0, stopReason: .nestingLimit, stoppedAt: description)
         }
         defer { thread.pointee.nesting -= 1 }
-        var linksRead = Self.refreshEveryResponderChain()
+        var chainsRead = Self.refreshEveryResponderChain()
 
         var plan = Plan()
-        Self.lockShared(stripe: thread.pointee.stripe, linksRead: &linksRead)
+        Self.lockShared(stripe: thread.pointee.stripe, chainsRead: &chainsRead)
         let traceAll = Tracing.tracesAllNodes || tracingFlag
         plan.originTraced = traceAll
         var visited = Set<NodeLink>()
@@ -906,6 +908,7 @@ extension DominoNode {
         }
         plan.pinIfBorrowing(thread.pointee.pins)
         graphLock.unlockShared(stripe: thread.pointee.stripe)
+        chainsRead.dropCensus()
 
         var eventName: String { key.displayName(for: Payload.self) }
         if plan.originTraced {

@@ -652,22 +652,24 @@ extension DominoNode {
     ///
     /// - Returns: `ResponderRegistry.linksWritten` as the links were when every
     ///   chain read as its link says (nil when no responder node was ever made): the
-    ///   walk collects only while it still is (`lockShared(stripe:linksRead:)`).
+    ///   walk collects only while it still is (`lockShared(stripe:chainsRead:)`).
     ///   Another thread may install a link between this check and that collection,
     ///   as it read the chain before this thread changed it: a walk down that did
     ///   not resolve that link itself (it found it as the chain now reads) would
     ///   then follow the old link (found by `ResponderModelTests`, two threads at
-    ///   once, after resolution tickets fixed the walks that resolve).
-    static func refreshEveryResponderChain() -> Int? {
+    ///   once, after resolution tickets fixed the walks that resolve). And the
+    ///   census the reads used, for the walk to hold until it has given back its
+    ///   stripe (see `ChainsRead.census`).
+    static func refreshEveryResponderChain() -> ChainsRead {
         // Set for good, under the lock that registers the first responder node.
-        guard GraphLock.respondersExist else { return nil }
+        guard GraphLock.respondersExist else { return ChainsRead(linksWritten: nil, census: nil) }
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         let census = graphLock.withShared { ResponderRegistry.census(onMainThread: onMainThread) }
             ?? ResponderRegistry.takeCensus(onMainThread: onMainThread)
         var stale: [NodeLink] = []
         let outcome = census.check(thread: thread, stale: &stale)
-        if outcome == .holds { return census.linksWritten }
+        if outcome == .holds { return ChainsRead(linksWritten: census.linksWritten, census: census) }
         // When only the links in `stale` changed (every other chain reads as its
         // link says) and no link was written since the census (its nodes are then
         // registered), only they are resolved; else every link. Either way the links
@@ -684,34 +686,59 @@ extension DominoNode {
                 link.retainIfAlive().map { ($0.responderLink?.registration ?? 0, $0) }
             })
         }
-        if nodes.isEmpty { return written }
+        if nodes.isEmpty { return ChainsRead(linksWritten: written, census: census) }
         // Creation order, so that followers newly found are appended in a stable order.
         let ordered = nodes.sorted { $0.registration < $1.registration }.map(\.node)
         var refreshed: [ObjectIdentifier] = []
         var cutShort = false
         let writesBefore = thread.pointee.linkWrites
         _ = refresh(ordered, into: &refreshed, collectedAt: 0, cutShort: &cutShort, reportsUnread: false)
-        return written &+ (thread.pointee.linkWrites &- writesBefore)
+        return ChainsRead(linksWritten: written &+ (thread.pointee.linkWrites &- writesBefore), census: census)
+    }
+
+    /// What `refreshEveryResponderChain()` read, for the walk down that collects
+    /// after it.
+    struct ChainsRead {
+        /// `ResponderRegistry.linksWritten` as the reads left the links; nil when no
+        /// responder node was ever made.
+        var linksWritten: Int?
+        /// The census of every responder node that the reads compared the chains
+        /// with, which the walk holds until it has taken and given back its stripe
+        /// (`dropCensus()` after unlocking). A walk that takes the exclusive lock
+        /// takes the census again in its own memory once no walk holds it
+        /// (`ResponderRegistry.takeCensus`); its reads must be ordered after this
+        /// walk's, and only a lock orders them (the reference count is not one that
+        /// the thread sanitizer sees, which reported the census's fields read here
+        /// and written there when the walk let the census go before its stripe: a
+        /// report in CI, stop 58). Held past the stripe, the census is either still
+        /// held when that writer looks (it takes a new one) or let go after this
+        /// walk's stripe was given back, which the writer's lock waited for.
+        var census: ChainCensus?
+
+        /// Lets the census go: after the walk gave back its stripe.
+        mutating func dropCensus() { census = nil }
     }
 
     /// How many times a walk down reads every chain again because another thread
     /// wrote a link between its reads and its collection (see
-    /// `lockShared(stripe:linksRead:)`); then it collects along the links as they are.
+    /// `lockShared(stripe:chainsRead:)`); then it collects along the links as they are.
     static let chainRereads = 8
 
     /// Takes `stripe` for a walk down whose chains `refreshEveryResponderChain()`
-    /// read, once the links are as that read left them (`linksRead`, which it
+    /// read, once the links are as that read left them (`chainsRead`, which it
     /// returned): while another thread wrote a link since, the chains are read again
     /// (at most `chainRereads` times). A link written by a resolution that read its
-    /// chain before this thread changed it would otherwise be followed.
+    /// chain before this thread changed it would otherwise be followed. The caller
+    /// lets `chainsRead`'s census go after unlocking.
     @inline(__always)
-    static func lockShared(stripe: Int, linksRead: inout Int?) {
+    static func lockShared(stripe: Int, chainsRead: inout ChainsRead) {
         graphLock.lockShared(stripe: stripe)
         var rereads = 0
-        while let expected = linksRead, ResponderRegistry.linksWritten != expected, rereads < chainRereads {
+        while let expected = chainsRead.linksWritten, ResponderRegistry.linksWritten != expected, rereads < chainRereads {
             graphLock.unlockShared(stripe: stripe)
             rereads += 1
-            linksRead = refreshEveryResponderChain()
+            // The census replaced was read before the stripe just given back.
+            chainsRead = refreshEveryResponderChain()
             graphLock.lockShared(stripe: stripe)
         }
     }
