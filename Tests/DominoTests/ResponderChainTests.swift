@@ -915,9 +915,7 @@ extension ResponderBroadcastRaceTests {
         #expect(xNode.resolvedSuccessor == nil)
         withExtendedLifetime((y, zNode)) {}
     }
-}
 
-extension ResponderBroadcastRaceTests {
     @Test func aResolutionThatFindsALinkAsItReadsItKeepsAnOlderReadingFromOverwritingIt() {
         // x leads nowhere, and its link says so. This thread makes x lead to y;
         // another thread's resolution of x's link reads that (x > y) and waits. This
