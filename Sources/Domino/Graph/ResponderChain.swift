@@ -370,13 +370,9 @@ enum ResponderRegistry {
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
     /// How many responder nodes were created (see `ResponderLink.registration`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
-    /// The last resolution ticket taken (see `takeResolutionTicket()`): a word of its
-    /// own, off the lines walks read, changed only atomically.
-    nonisolated(unsafe) private static let resolutionTicketWord: UnsafeMutableRawPointer = {
-        let word = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Int>.size, alignment: MemoryLayout<Int>.alignment)
-        word.storeBytes(of: 0, as: Int.self)
-        return word
-    }()
+    /// The last resolution ticket taken (see `takeResolutionTicket()`): an object of
+    /// its own, off the lines walks read, as each link's `installedTicket` is.
+    private static let resolutionTickets = ManagedAtomic<Int>(0)
 
     /// A number larger than every one taken before, for a resolution about to read a
     /// chain: an install keeps a link's reading only from a resolution that began
@@ -386,7 +382,7 @@ enum ResponderRegistry {
     /// and installed it, and that post then went along the old chain (found by
     /// `ResponderModelTests`, two threads at once). Any lock or none.
     static func takeResolutionTicket() -> Int {
-        AtomicWord.add(resolutionTicketWord, 1)
+        resolutionTickets.wrappingIncrementThenLoad(ordering: .sequentiallyConsistent)
     }
     /// Bumped under the exclusive lock whenever a responder node is registered or
     /// unregistered: while it stays, the responders that have a node stay the same,
