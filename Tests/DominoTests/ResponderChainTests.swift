@@ -320,7 +320,7 @@ import DominoTesting
         expectWalksShareACensus(\.routeCensusesTaken, heardAt: screen.root.dominoNode) { button.post(Ping(value: $0)) }
     }
 
-    @Test func postsFromUpToFourViewsInTurnFindTheirRoutesCensusesAndFromFiveTakeOneEach() {
+    @Test func postsFromAsManyViewsInTurnAsTheThreadKeepsCensusesForFindTheirCensusesAndFromOneMoreTakeOneEach() {
         let screen = Screen()
         screen.content.dominoNode.subscribe(Ping.self) { _ in }
         let views = (0..<RouteCensuses.count + 1).map { index in
@@ -335,8 +335,9 @@ import DominoTesting
             for node in senders { node.post(Ping(value: 1)) }
             return ThreadState.current.pointee.routeCensusesTaken - before
         }
-        // Two, three and four in turn (each post finds its route's census second,
-        // third and last of those kept): after a first round, none is taken again
+        // Two, three, and so on up to as many as the thread keeps, in turn (each post
+        // finds its route's census second, third, ... last of those kept): after a
+        // first round, none is taken again
         // (another test making or dropping a responder node meanwhile makes some be,
         // rightly: tried until a round took none).
         for count in 2...RouteCensuses.count {
@@ -1159,7 +1160,7 @@ private func censusesTakenByTwoWalksInARow(_ taken: KeyPath<ThreadState, Int>, _
 /// checks, read now on this thread with its hosts held, holds (as a walk up checks).
 private func routeHolds(_ census: ChainCensus, _ route: [NodeLink]) -> Bool {
     let (describes, held) = graphLock.withShared {
-        let describes = route.withUnsafeBufferPointer { census.describes($0, onMainThread: false) }
+        let describes = route.withUnsafeBufferPointer { census.describes($0, onMainThread: false, linksWritten: ResponderRegistry.linksWritten) }
         return (describes, describes && census.holdHosts())
     }
     guard held else {
