@@ -273,7 +273,7 @@ struct LockFreeReadTests {
         #expect(!DominoNode.declinesWalksWithoutALock(DominoNode(label: "plain").publishedMode))
     }
 
-    @MainActor @Test func aResponderNodesFollowerListSitsWhereItsAccessorLooksForIt() throws {
+    @MainActor @Test func aResponderNodesFollowerListAndSuccessorSitWhereTheirAccessorsLookForThem() throws {
         let view = SimView("view")
         let link = try #require(view.dominoNode.responderLink)
         #expect(link.followersAreWhereReadersLook)
@@ -304,6 +304,29 @@ struct LockFreeReadTests {
         #expect(childParents.only == nil && !childParents.isMultiple)
         #expect(kept == 1)
         #expect(reclaimUntil { graphLock.retiredInLimbo(MemoryKeeper.self, where: keepsParent) == 0 })
+    }
+
+    @Test func aResponderNodeDeinitializedUnderALockFreeReaderKeepsItsLinkReadableWithNoSuccessorUntilTheReaderUnpins() {
+        let top = AnyThreadModelView(), leaf = AnyThreadModelView()
+        leaf.next = top
+        let topNode = DominoNode(label: "top", responder: top)
+        var leafNode: DominoNode? = DominoNode(label: "leaf", responder: leaf)
+        leafNode!.refreshResponderChain()
+        weak let weakLink = leafNode!.responderLink
+        let pins = ThreadState.current.pointee.pins
+        let parity = GraphLock.pinWithoutLock(pins)
+        let link = NodeLink(leafNode!)
+        let before = DominoNode.publishedSuccessor(of: link)
+        // Its deinit unlinks it (perhaps on another thread, whose walk down held it).
+        let released = releaseAndWait(&leafNode)
+        let after = DominoNode.publishedSuccessor(of: link)
+        let linkKept = weakLink != nil
+        GraphLock.unpinWithoutLock(pins, parity: parity)
+        #expect(before == NodeLink(topNode))
+        #expect(released)
+        #expect(after == nil)
+        #expect(linkKept, "the link was freed while a reader pinned without a lock could read it")
+        #expect(reclaimUntil { weakLink == nil })
     }
 
     @Test func aLockFreeReaderFindsEveryKeyOfANodeThatOutgrewItsScanAndLostHalfItsKeys() {

@@ -583,6 +583,18 @@ extension DominoNode {
         plan = Plan()
         plan.writes = thread.pointee.writes
         if GraphLock.walkGate > 0xFF, collectWithoutLockSlowly(key, into: &plan, thread: thread) { return }
+        if GraphLock.respondersExist {
+            switch collectAlongKnownChainsWithoutALock(key, into: &plan, thread: thread) {
+            case .hold:
+                return
+            case .changed:
+                collectResolvingResponders(key, into: &plan, thread: thread)
+                return
+            case .declined:
+                plan = Plan()
+                plan.writes = thread.pointee.writes
+            }
+        }
         graphLock.lockShared(stripe: stripe)
         if ResponderRegistry.exist {
             // Given the stripe it holds: its first collection runs under it.
@@ -868,6 +880,14 @@ extension DominoNode {
     @inline(never)
     func collectFollowingResponders(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         if collectAlongKnownChains(key, into: &plan, thread: thread) { return }
+        collectResolvingResponders(key, into: &plan, thread: thread)
+    }
+
+    /// `collectFollowingResponders` once a chain on the route was found changed (or
+    /// could not be checked): collects under the stripe and resolves the links of
+    /// the route's responder nodes until they stay. Called without the stripe.
+    @inline(never)
+    func collectResolvingResponders(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) {
         plan = Plan()
         plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
@@ -887,6 +907,139 @@ extension DominoNode {
             plan = Plan()
             plan.writes = thread.pointee.writes
         }
+    }
+
+    /// The published successor of the responder node of `link` (see
+    /// `collectAlongKnownChainsWithoutALock`). Pinned without a lock: the node may be
+    /// in its deinit, its link retired but not freed.
+    @inline(__always)
+    static func publishedSuccessor(of link: NodeLink) -> NodeLink? {
+        link.withNode { node in
+            node.responderLink.map { Unmanaged.passUnretained($0) }
+        }?._withUnsafeGuaranteedRef { $0.publishedSuccessor }
+    }
+
+    /// What `collectAlongKnownChainsWithoutALock` found.
+    enum KnownChains {
+        /// Every chain on the route holds: the plan holds the stages, pinned for
+        /// delivery.
+        case hold
+        /// A chain on the route changed, or a host is gone: its links are to be
+        /// resolved (`collectResolvingResponders`). Nothing pinned or held.
+        case changed
+        /// The walk must take its stripe (`collectFollowingResponders`): a node it
+        /// does not read without one, a branching route, links changed under it, no
+        /// census of the route kept, or the epoch moved. Nothing pinned or held.
+        case declined
+    }
+
+    /// `collectAlongKnownChains` without the stripe (performance round 3: a walk up
+    /// through responder nodes no longer waits for a writer): the route read
+    /// between two equal, even link sequences, as a walk without a lock reads it,
+    /// along each responder node's published successor (`ResponderLink.
+    /// publishedSuccessor`, set inside `graphLock.changingLinks`), then compared
+    /// with the thread's census of it and the links written
+    /// (`ResponderRegistry.linksWritten`, loaded after the read pin). The census
+    /// then tells what each link's last resolution read, as under the stripe; the
+    /// hosts are held under the read pin (a link unregistered since is retired,
+    /// not freed, while the pin holds, and keeps its host's memory) and each chain
+    /// read after it is given back. A route that branches, a responder node with a
+    /// mode of its own, a node with a queue, a closed walk gate, a route whose
+    /// census the thread does not keep (the first post along it, or links changed
+    /// since) decline: the walk takes its stripe, where the census is taken.
+    @inline(never)
+    func collectAlongKnownChainsWithoutALock(_ key: SlotKey, into plan: inout Plan, thread: UnsafeMutablePointer<ThreadState>) -> KnownChains {
+        let pins = thread.pointee.pins
+        let readParity = GraphLock.pinWithoutLock(pins)
+        // The sequence before the gate (see `collectPublished`), the links written
+        // after the pin (see above).
+        let sequenceWord = GraphLock.linkSequenceAddress
+        let sequence = AtomicWord.load(sequenceWord)
+        let gate = GraphLock.walkGate
+        let written = ResponderRegistry.linksWritten
+        guard gate &- 1 < 0xFF, sequence & 1 == 0 else {
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
+            return .declined
+        }
+        plan.takeDefaultMode(fromGate: gate)
+        let traceAll = publishedMode & 1 != 0
+        plan.originTraced = traceAll
+        thread.pointee.routeNodes.removeAll()
+        var link = NodeLink(self)
+        var firstNode = link
+        var visited = 0
+        // Each node's words read through its link's address, outside `withNode`
+        // (read inside it, they kept the optimizer from inlining the closure:
+        // about 50 instructions a node more; see `NodeLink.publishedMode`).
+        while true {
+            var mode = link.publishedMode
+            let isResponder = DominoNode.declinesWalksWithoutALock(mode)
+            if isResponder {
+                // A responder node without a mode of its own takes the walk's
+                // default, as under the stripe; any other node that declines walks
+                // without a lock declines this one too.
+                guard mode >> 1 == DominoNode.declinesWalksWithoutALockInheriting else {
+                    GraphLock.unpinWithoutLock(pins, parity: readParity)
+                    return .declined
+                }
+                mode &= 1
+            }
+            let parents = link.parentLinks.publishedShape
+            var next = parents.only
+            var branches = parents.isMultiple
+            if isResponder {
+                thread.pointee.routeNodes.append(link)
+                if let successor = Self.publishedSuccessor(of: link) {
+                    // A node with both a parent and a successor: the route branches.
+                    branches = branches || next != nil
+                    next = successor
+                }
+            }
+            if branches {
+                GraphLock.unpinWithoutLock(pins, parity: readParity)
+                return .declined
+            }
+            visited &+= 1
+            if let table = link.slots.publishedTable(for: key) {
+                Self.addPublishedStage(table, mode: mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
+            }
+            if AtomicWord.load(sequenceWord) != sequence {
+                GraphLock.unpinWithoutLock(pins, parity: readParity)
+                return .declined
+            }
+            guard let next else { break }
+            link = next
+        }
+        plan.nodesVisited = visited
+        let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
+        let route = thread.pointee.routeNodes.buffer
+        guard route.isEmpty || thread.pointee.routeCensuses.bringFirst(route, onMainThread: onMainThread, linksWritten: written) else {
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
+            return .declined
+        }
+        // The delivery pin in the read pin's parity: the tables read are safe when
+        // the epoch did not move (see `GraphLock.pinForDelivery(_:keepingReadPinOf:)`).
+        if plan.stages.count > 0 {
+            guard GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) else {
+                GraphLock.unpinWithoutLock(pins, parity: readParity)
+                return .declined
+            }
+            plan.adoptPin(pins, parity: readParity)
+        }
+        if route.isEmpty {
+            GraphLock.unpinWithoutLock(pins, parity: readParity)
+            return .hold
+        }
+        // Held for the check: reading a chain calls a responder's getter, which may
+        // post on this thread, and that walk may take the thread's censuses again.
+        let census = thread.pointee.routeCensuses.first.unsafelyUnwrapped
+        let held = census.holdHosts()
+        GraphLock.unpinWithoutLock(pins, parity: readParity)
+        guard held else {
+            census.releaseHosts()
+            return .changed
+        }
+        return census.checkHeld(thread: thread) ? .hold : .changed
     }
 
     /// `collectFollowingResponders` when every responder node on the route still
@@ -928,7 +1081,7 @@ extension DominoNode {
         // that is its only reference (no allocation); else (a walk nested in
         // another's check holds the outer walk's) anew.
         var taken: ChainCensus?
-        if !thread.pointee.routeCensuses.bringFirst(route, onMainThread: onMainThread) {
+        if !thread.pointee.routeCensuses.bringFirst(route, onMainThread: onMainThread, linksWritten: ResponderRegistry.linksWritten) {
             thread.pointee.routeCensusesTaken &+= 1
             if !thread.pointee.routeCensuses.retakeLast(route, onMainThread: onMainThread) {
                 taken = ChainCensus(route: route, onMainThread: onMainThread)

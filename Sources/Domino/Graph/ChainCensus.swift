@@ -447,12 +447,13 @@ struct RouteCensuses {
     }
 
     /// Moves the census of `route` first when one is kept for it and no link changed
-    /// since; true then. Lock held. Out of line: inlined, it took its caller's
-    /// `visit` closure out of line (a post up 10 responder nodes 18 instructions
-    /// more).
+    /// since (`written`: `ResponderRegistry.linksWritten`, as the caller loaded it
+    /// under its stripe, or pinned without a lock before it read the route); true
+    /// then. Out of line, as `retakeLast` and `insertFirst` are: inlined into the
+    /// walk, the three changed its register use (a post up 10 responder nodes 2,782
+    /// instructions against 2,773).
     @inline(never)
-    mutating func bringFirst(_ route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool) -> Bool {
-        let written = ResponderRegistry.linksWritten
+    mutating func bringFirst(_ route: UnsafeBufferPointer<NodeLink>, onMainThread: Bool, linksWritten written: Int) -> Bool {
         if slots.0?.describes(route, onMainThread: onMainThread, linksWritten: written) == true { return true }
         return withSlots { slots in
             for place in 1..<Self.count {

@@ -444,6 +444,9 @@ public final class DominoNode: @unchecked Sendable {
     private func keepMemoryForReadersLocked(_ graveyard: inout Graveyard) {
         guard graphLock.lockFreeReadersPinnedLocked else { return }
         graveyard.retireShared(MemoryKeeper(self))
+        // And its responder link, through which a walk up without a lock reads the
+        // node's successor (`DominoNode.collectAlongKnownChainsWithoutALock`).
+        if let responderLink { graveyard.retireShared(responderLink) }
     }
 
     /// How many handlers of every kind are registered at this node.

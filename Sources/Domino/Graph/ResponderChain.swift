@@ -77,12 +77,18 @@ extension DominoResponder {
 }
 
 /// A node's place in a responder chain. `host` and the constants are set once, at
-/// the node's creation; `successor` and `followers` are guarded by `graphLock`.
+/// the node's creation; `successor` and `followers` are guarded by `graphLock`, and
+/// `successor` is also published for walks up without a lock.
+///
+/// A node's deinit retires its link shared (`Graveyard.retireShared`), so that a walk
+/// pinned without a lock that read the node may read its link's successor.
 final class ResponderLink: @unchecked Sendable {
     /// The nodes whose successor is this node (responder-chain children): first, so
     /// that `followers` finds it at the start of the stored properties (see
     /// `NodeListRef`); read only under the lock.
     @exclusivity(unchecked) private var followerList = NodeList()
+    /// `successor`'s node address, or 0: second, so that `successorAddress` finds it.
+    @exclusivity(unchecked) private var successorWord: UInt = 0
     /// The host, held without keeping it alive; kept in a `WeakResponder` so that
     /// a census can copy the reference without loading the host (see `ChainCensus`).
     let hostReference: WeakResponder
@@ -91,8 +97,30 @@ final class ResponderLink: @unchecked Sendable {
     var host: (any DominoResponder)? { hostReference.value }
     let hostID: ObjectIdentifier
     let readsOnMainThreadOnly: Bool
-    /// The node of the next responder that has one, as last resolved.
-    @exclusivity(unchecked) var successor: NodeLink?
+    /// The node of the next responder that has one, as last resolved. Set under the
+    /// exclusive lock inside `graphLock.changingLinks` (a walk without a lock reads
+    /// its route between two equal link sequences), with a releasing store; read
+    /// plainly under the lock, and without it through `publishedSuccessor`.
+    var successor: NodeLink? {
+        @inline(__always) get {
+            UnsafeMutableRawPointer(bitPattern: successorAddress.load(as: UInt.self)).map(NodeLink.init(pointer:))
+        }
+        set {
+            AtomicWord.storeReleasing(successorAddress, newValue.map { UInt(bitPattern: $0.pointer) } ?? 0)
+        }
+    }
+
+    /// `successor` for a walk pinned without a lock: an acquiring load.
+    @inline(__always)
+    var publishedSuccessor: NodeLink? {
+        UnsafeMutableRawPointer(bitPattern: AtomicWord.load(successorAddress)).map(NodeLink.init(pointer:))
+    }
+
+    /// Where `successorWord` is: the second stored property.
+    @inline(__always)
+    private var successorAddress: UnsafeMutableRawPointer {
+        firstStoredProperty(of: self) + MemoryLayout<NodeList>.stride
+    }
     /// The nodes whose successor is this node (responder-chain children).
     @inline(__always)
     var followers: NodeListRef { NodeListRef(at: firstStoredProperty(of: self)) }
@@ -147,11 +175,13 @@ final class ResponderLink: @unchecked Sendable {
     /// node). Written under the exclusive lock.
     @exclusivity(unchecked) var reportedUnread = false
 
-    /// True when `followerList` is where `followers` looks (for tests).
+    /// True when `followerList` is where `followers` looks, and `successorWord`
+    /// where `successor` does (for tests).
     var followersAreWhereReadersLook: Bool {
         let base = firstStoredProperty(of: self)
         return base == _getUnsafePointerToStoredProperties(self)
             && withUnsafeMutablePointer(to: &followerList) { UnsafeMutableRawPointer($0) == base }
+            && withUnsafeMutablePointer(to: &successorWord) { UnsafeMutableRawPointer($0) == successorAddress }
     }
 
     init(host: any DominoResponder) {
@@ -396,8 +426,13 @@ enum ResponderRegistry {
     /// Bumped under the exclusive lock whenever anything a `ChainCensus` copies of a
     /// link changes (its successor, its read path, whether it was read or follows its
     /// chain) or a responder node is registered or unregistered: a census is valid
-    /// while it stays.
-    @exclusivity(unchecked) nonisolated(unsafe) static var linksWritten = 0
+    /// while it stays. In a word of the graph lock's (`GraphLock.linksWritten`), so
+    /// that a post reading its route without a lock can compare it with its route
+    /// census.
+    static var linksWritten: Int {
+        get { GraphLock.linksWritten }
+        set { GraphLock.linksWritten = newValue }
+    }
     /// The census of walks down on the main thread, and of walks elsewhere, as last
     /// taken; replaced under the exclusive lock once `linksWritten` moved past it.
     @exclusivity(unchecked) nonisolated(unsafe) static var mainThreadCensus: ChainCensus?
@@ -543,8 +578,10 @@ extension DominoNode {
             ResponderRegistry.nodes[link.hostID] = nil
         }
         link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
-        link.successor = nil
-        link.followers.forEach { $0.responderLink?.successor = nil }
+        graphLock.changingLinks {
+            link.successor = nil
+            link.followers.forEach { $0.responderLink?.successor = nil }
+        }
         link.followers.removeAll(&graveyard)
         ResponderRegistry.generation &+= 1
         ResponderRegistry.membership &+= 1
@@ -1091,7 +1128,7 @@ extension DominoNode {
             }
             ResponderRegistry.generation &+= 1
             link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
-            link.successor = nil
+            graphLock.changingLinks { link.successor = nil }
             guard let successor, let successorLink = successor.responderLink, successor !== self else {
                 return (ResponderRegistry.generation, true, true)
             }
@@ -1100,7 +1137,7 @@ extension DominoNode {
                 Route.graphMayHaveCycles = true
                 GraphSettings.refreshWalkGate()
             }
-            link.successor = NodeLink(successor)
+            graphLock.changingLinks { link.successor = NodeLink(successor) }
             successorLink.followers.append(self, &graveyard)
             return (ResponderRegistry.generation, true, true)
         }

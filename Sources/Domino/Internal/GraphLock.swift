@@ -101,6 +101,18 @@ final class GraphLock: @unchecked Sendable {
         set { AtomicWord.storeReleasing(responderMembershipWord, newValue) }
     }
 
+    /// Where `linksWritten` lives: beside `responderMembership`.
+    private static var linksWrittenWord: UnsafeMutableRawPointer { epochWord + 6 * MemoryLayout<UInt>.stride }
+
+    /// `ResponderRegistry.linksWritten`, in a word of its own: stored (releasing)
+    /// under the exclusive lock, loaded (acquiring) under a stripe or without a lock,
+    /// by a post that reads its route through responder nodes without one (see
+    /// `DominoNode.collectAlongKnownChainsWithoutALock`).
+    static var linksWritten: Int {
+        get { Int(bitPattern: AtomicWord.load(linksWrittenWord)) }
+        set { AtomicWord.storeReleasing(linksWrittenWord, UInt(bitPattern: newValue)) }
+    }
+
     /// The process-wide `Diagnostics.reportsUnansweredRequests`, which every
     /// unanswered request reads: a word of its own, loaded and stored atomically
     /// without a lock, so that such a request, like every walk, never waits for a

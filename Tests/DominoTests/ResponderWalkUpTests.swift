@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import Domino
+
+/// Posts up responder chains that read their route without a lock
+/// (`DominoNode.collectAlongKnownChainsWithoutALock`): once a thread keeps the census
+/// of a route and no link changed since, a post along it reads the route, the
+/// stages and the links' successors pinned without a lock, and so never waits for a
+/// writer.
+///
+/// Walks read without a lock only while the process has never made a cycle, traced
+/// every node or set a default mode with a queue (see `GraphLock.walkGate`), so these
+/// tests run in the process of `StripedWalkTests`, where responder nodes exist and no
+/// test closes the gate: CI runs them with `DOMINO_STRIPED_WALKS=1 swift test
+/// --filter "StripedWalkTests|ResponderWalkDownTests|ResponderWalkUpTests|ResponderModelTests"`
+/// (and under the thread and address sanitizers). In the whole suite's run they are
+/// skipped.
+@Suite(
+    "Walks up through responder nodes, without a lock",
+    .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["DOMINO_STRIPED_WALKS"] == "1")
+)
+struct ResponderWalkUpTests {
+    /// True when walks may read without a lock (see `LockFreePostTests.walkGateIsOpen`).
+    private var walkGateIsOpen: Bool {
+        withExtendedLifetime(graphLock) { GraphLock.walkGate != 0 }
+    }
+
+    /// Model objects whose chain any thread reads, leaf → middle → top, each with a
+    /// node; the middle's and the top's subscribe to `Ping`.
+    private struct Chain {
+        let top = AnyThreadModelView(), middle = AnyThreadModelView(), leaf = AnyThreadModelView()
+        let topNode: DominoNode, middleNode: DominoNode, leafNode: DominoNode
+        let heard = Log<String>()
+
+        init() {
+            middle.next = top
+            leaf.next = middle
+            topNode = DominoNode(label: "top", responder: top)
+            middleNode = DominoNode(label: "middle", responder: middle)
+            leafNode = DominoNode(label: "leaf", responder: leaf)
+            topNode.subscribe(Ping.self, on: .postingThread) { [heard] ping in heard.append("top \(ping.value)") }
+            middleNode.subscribe(Ping.self, on: .postingThread) { [heard] ping in heard.append("middle \(ping.value)") }
+        }
+
+        /// Posts from the leaf until a post finds its route's census kept (the first
+        /// resolves the links, the next takes the census): true then.
+        func warmUp() -> Bool {
+            for _ in 0..<100 {
+                let taken = ThreadState.current.pointee.routeCensusesTaken
+                leafNode.post(Ping(value: 0))
+                if ThreadState.current.pointee.routeCensusesTaken == taken { return true }
+            }
+            return false
+        }
+    }
+
+    @Test func aPostUpAResponderChainWhoseLinksDidNotChangeIsDeliveredWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let chain = Chain()
+        try #require(chain.warmUp())
+        let written = ResponderRegistry.linksWritten
+        let (result, waited) = whileAWriterHoldsTheLock {
+            // The writer holds the lock: no link changes while this runs.
+            ResponderRegistry.linksWritten == written ? chain.leafNode.post(Ping(value: 1)) : nil
+        }
+        let delivered = try #require(result, "a link changed between the warm-up and the writer's lock")
+        #expect(!waited, "the post waited for the writer that held the lock")
+        #expect(delivered.deliveries == 2)
+        #expect(delivered.nodesVisited == 3)
+        #expect(chain.heard.entries.suffix(2) == ["middle 1", "top 1"])
+    }
+
+    @Test func aPostWhoseChainChangedSinceTheCensusFollowsTheNewChain() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        let chain = Chain()
+        try #require(chain.warmUp())
+        // The leaf now leads straight to the top: the census still describes the
+        // route as the links are, so the post reads the chains, finds the leaf's
+        // changed, and resolves it.
+        chain.leaf.next = chain.top
+        let result = chain.leafNode.post(Ping(value: 1))
+        #expect(result.deliveries == 1)
+        #expect(result.nodesVisited == 2)
+        #expect(chain.heard.entries.last == "top 1")
+        #expect(chain.leafNode.resolvedSuccessor === chain.topNode)
+    }
+
+    @Test func aPostWhoseRouteBranchesAtAMountedResponderNodeReachesItsChainThenItsParent() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // The middle's node is also mounted at a plain node: the route branches
+        // there (successor first, then parents), which the walk without a lock leaves
+        // to the stripe.
+        let chain = Chain()
+        let outside = DominoNode(label: "outside")
+        outside.subscribe(Ping.self, on: .postingThread) { [heard = chain.heard] ping in heard.append("outside \(ping.value)") }
+        chain.middleNode.mount(at: outside)
+        try #require(chain.warmUp())
+        let result = chain.leafNode.post(Ping(value: 1))
+        #expect(result.deliveries == 3)
+        #expect(chain.heard.entries.suffix(3) == ["middle 1", "top 1", "outside 1"])
+    }
+}
