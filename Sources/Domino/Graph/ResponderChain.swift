@@ -442,8 +442,11 @@ enum ResponderRegistry {
     /// released outside the lock); nil when there is none for the links as they
     /// are. Lock held.
     static func census(onMainThread: Bool) -> ChainCensus? {
+        // The word first: loaded after the census, an atomic load the optimizer
+        // cannot see through, it cost the census a retain and a release more.
+        let written = linksWritten
         let census = onMainThread ? mainThreadCensus : otherThreadCensus
-        guard let census, census.linksWritten == linksWritten else { return nil }
+        guard let census, census.linksWritten == written else { return nil }
         return census
     }
 
@@ -456,7 +459,8 @@ enum ResponderRegistry {
             ThreadState.current.pointee.censusesTaken &+= 1
             // Taken again in the memory of the census it replaces when no walk holds
             // that one (no allocation); else anew, the old one to the graveyard.
-            func retakenInPlace(_ kept: inout ChainCensus?) -> ChainCensus? {
+            // Out of line: inlined, it cost a retain and a release more.
+            @inline(never) func retakenInPlace(_ kept: inout ChainCensus?) -> ChainCensus? {
                 guard isKnownUniquelyReferenced(&kept) else { return nil }
                 kept.unsafelyUnwrapped.retake(route: nil, onMainThread: onMainThread)
                 return kept
