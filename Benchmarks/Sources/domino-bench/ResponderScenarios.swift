@@ -82,10 +82,10 @@ extension Scenarios {
 
     /// `responderPost(depth:)` from `leaves` sibling responders in turn, one post an
     /// operation: each post's route differs from the one before it on the thread.
-    /// A thread keeps the censuses of its last four routes' links: with two leaves
-    /// every post finds its route's; with five none does, and each takes its
-    /// route's census again in the memory of the least recently used (no
-    /// allocation).
+    /// A thread keeps the censuses of its last eight routes' links (four until
+    /// session 40, when five leaves took each route's census again at every post):
+    /// with two or five leaves every post finds its route's, and reads the route
+    /// without a lock.
     static func responderPostInTurn(leaves: Int, depth: Int) -> Scenario {
         let counter = Counter()
         let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
