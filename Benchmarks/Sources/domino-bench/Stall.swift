@@ -9,6 +9,11 @@ import Foundation
 //
 // The same posting loop runs first with no writer (`stall.idle.*`): what the machine
 // alone costs, since a post preempted by another process also looks like a stall.
+//
+// Then the same from the leaf of a responder chain, 10 responder nodes deep
+// (`stall.responder.*`, issue 28, session 40): a post there took its thread's stripe
+// of the graph lock until posts along a route their thread had read before, with no
+// link changed, read it without a lock.
 
 /// Latencies in a histogram of 10 ns buckets up to 1 ms, and the longer ones kept
 /// exactly, so a second of posts needs no array of millions of samples.
@@ -54,7 +59,10 @@ enum Stall {
     static let busyHandlers = 10_000
 
     /// The row names, for `--filter`.
-    static let rowNames = ["stall.idle.max", "stall.idle.p99", "stall.max", "stall.p99"]
+    static let rowNames = [
+        "stall.idle.max", "stall.idle.p99", "stall.max", "stall.p99",
+        "stall.responder.idle.max", "stall.responder.idle.p99", "stall.responder.max", "stall.responder.p99",
+    ]
 
     /// Posts for `seconds` without a writer, then for `seconds` with one, and reports both.
     static func measure(seconds: Double, log: (String) -> Void) -> [ScaleRow] {
@@ -68,27 +76,46 @@ enum Stall {
         }
         log("stall: \(busyHandlers) handlers subscribed at the busy node in \(Format.seconds(Double(monotonicNanos() - setupStart) / 1e9))")
 
+        // The harness runs on the main thread, where views' chains are read.
+        let (responders, leaf) = MainActor.assumeIsolated { () -> ([ViewResponder], DominoNode) in
+            var responders = [ViewResponder(next: nil)]
+            for _ in 0..<10 { responders.append(ViewResponder(next: responders.last)) }
+            return (responders, responders[10].domino)
+        }
+        let heardUp = Counter()
+        MainActor.assumeIsolated { responders[0].domino }.subscribe(Ping.self, on: .postingThread) { event in heardUp.bump(lane: event.lane) }
+
         let idle = postLoop(at: quiet, counter: counter, seconds: seconds)
+        let responderIdle = postLoop(at: leaf, counter: heardUp, seconds: seconds)
         let writer = Writer(busy: busy)
         writer.start()
         let contended = postLoop(at: quiet, counter: counter, seconds: seconds)
+        let responderContended = postLoop(at: leaf, counter: heardUp, seconds: seconds)
         let writes = writer.stop()
-        log("stall: \(contended.count) posts timed while the writer made \(writes) subscribe-and-cancel pairs")
-        // Checked after both loops: every post delivered to the quiet node's handler.
+        log("stall: \(contended.count) posts, then \(responderContended.count) up 10 responder nodes, timed while the writer made \(writes) subscribe-and-cancel pairs")
+        // Checked after the loops: every post delivered to its handler.
         let expected = idle.count + contended.count
-        guard counter.total == expected else {
-            log("error: stall: the quiet node's handler ran \(counter.total) times for \(expected) posts")
+        let expectedUp = responderIdle.count + responderContended.count
+        guard counter.total == expected, heardUp.total == expectedUp else {
+            log("error: stall: the handlers ran \(counter.total) and \(heardUp.total) times for \(expected) and \(expectedUp) posts")
             exit(1)
         }
+        withExtendedLifetime(responders) {}
 
         func micros(_ nanos: UInt64) -> Double { Double(nanos) / 1_000 }
         let idleDetail = "\(idle.count) posts, \(idle.overOneMillisecond) over 1 ms; no writer"
         let detail = "\(contended.count) posts, \(contended.overOneMillisecond) over 1 ms; writer: \(writes) subscribe+cancel at \(busyHandlers) handlers"
+        let upIdleDetail = "\(responderIdle.count) posts up 10 responder nodes, \(responderIdle.overOneMillisecond) over 1 ms; no writer"
+        let upDetail = "\(responderContended.count) posts up 10 responder nodes, \(responderContended.overOneMillisecond) over 1 ms; writer as above"
         return [
             ScaleRow(name: "stall.idle.max", value: micros(idle.maximum), unit: .microseconds, nanosPerOperation: nil, detail: idleDetail, target: nil),
             ScaleRow(name: "stall.idle.p99", value: micros(idle.percentile(0.99)), unit: .microseconds, nanosPerOperation: nil, detail: idleDetail, target: nil),
             ScaleRow(name: "stall.max", value: micros(contended.maximum), unit: .microseconds, nanosPerOperation: nil, detail: detail, target: 1_000),
             ScaleRow(name: "stall.p99", value: micros(contended.percentile(0.99)), unit: .microseconds, nanosPerOperation: nil, detail: detail, target: nil),
+            ScaleRow(name: "stall.responder.idle.max", value: micros(responderIdle.maximum), unit: .microseconds, nanosPerOperation: nil, detail: upIdleDetail, target: nil),
+            ScaleRow(name: "stall.responder.idle.p99", value: micros(responderIdle.percentile(0.99)), unit: .microseconds, nanosPerOperation: nil, detail: upIdleDetail, target: nil),
+            ScaleRow(name: "stall.responder.max", value: micros(responderContended.maximum), unit: .microseconds, nanosPerOperation: nil, detail: upDetail, target: nil),
+            ScaleRow(name: "stall.responder.p99", value: micros(responderContended.percentile(0.99)), unit: .microseconds, nanosPerOperation: nil, detail: upDetail, target: nil),
         ]
     }
 
