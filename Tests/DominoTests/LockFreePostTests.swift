@@ -17,13 +17,6 @@ import Testing
     .enabled(if: ProcessInfo.processInfo.environment["DOMINO_LOCK_FREE_POSTS"] == "1")
 )
 struct LockFreePostTests {
-    /// True when walks may collect without a lock: the gate once `graphLock` exists
-    /// (its words are static storage, zero until it is made: a closed gate, which
-    /// sends the first walk to the path that makes it).
-    private var walkGateIsOpen: Bool {
-        withExtendedLifetime(graphLock) { GraphLock.walkGate != 0 }
-    }
-
     @Test func aNodeDeinitializedWithNoLockFreeReaderPinnedKeepsNothing() {
         // Here, in a process of its own, no other test posts meanwhile (in the whole
         // suite's run every post pins without a lock, so another suite's walk may be

@@ -16,18 +16,15 @@ import Testing
 /// under the thread and address sanitizers), and the model-based responder tests in
 /// a process of their own with the gate open too (`ResponderModelTests`, whose posts
 /// then read their routes without a lock whenever the census holds). In the whole
-/// suite's run these are skipped.
+/// suite's run these are skipped. On the main actor, as the other suites of that
+/// process are: their tests count the chains a walk down reads, which is every
+/// responder node's in the process, so these make theirs only between those tests.
 @Suite(
     "Walks up through responder nodes, without a lock",
     .serialized,
     .enabled(if: ProcessInfo.processInfo.environment["DOMINO_STRIPED_WALKS"] == "1")
 )
-struct ResponderWalkUpTests {
-    /// True when walks may read without a lock (see `LockFreePostTests.walkGateIsOpen`).
-    private var walkGateIsOpen: Bool {
-        withExtendedLifetime(graphLock) { GraphLock.walkGate != 0 }
-    }
-
+@MainActor struct ResponderWalkUpTests {
     /// Model objects whose chain any thread reads, leaf → middle → top, each with a
     /// node; the middle's and the top's subscribe to `Ping`.
     private struct Chain {

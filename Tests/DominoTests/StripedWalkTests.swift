@@ -39,12 +39,6 @@ import Testing
         var nodes: [DominoNode] { [window, root, card, button, label].map(\.dominoNode) }
     }
 
-    /// True when walks may collect without going along plans (see
-    /// `LockFreePostTests.walkGateIsOpen`).
-    private var walkGateIsOpen: Bool {
-        withExtendedLifetime(graphLock) { GraphLock.walkGate != 0 }
-    }
-
     /// How many walks down this thread took along plans while `body` ran.
     private func walksAlongPlans(_ body: () -> Void) -> Int {
         let before = ThreadState.current.pointee.walksDownAlongPlans

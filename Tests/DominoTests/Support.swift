@@ -52,6 +52,15 @@ func whileAWriterHoldsTheLock<Result>(_ body: () -> Result) -> (result: Result, 
     return (result, waited.value != 0)
 }
 
+/// True when walks may collect without a lock (and walks down through responder nodes
+/// without plans): the walk gate once `graphLock` exists (its words are static
+/// storage, zero until it is made: a closed gate, which sends the first walk to the
+/// path that makes it). For the suites that run in a process of their own because a
+/// cycle, tracing of all nodes or a default mode with a queue closes it for good.
+var walkGateIsOpen: Bool {
+    withExtendedLifetime(graphLock) { GraphLock.walkGate != 0 }
+}
+
 /// A thread-safe counter.
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
