@@ -925,7 +925,8 @@ extension DominoNode {
         /// delivery.
         case hold
         /// A chain on the route changed, or a host is gone: its links are to be
-        /// resolved (`collectResolvingResponders`). Nothing pinned or held.
+        /// resolved (`collectResolvingResponders`). No host held; the plan, to be
+        /// thrown away, may hold a delivery pin, which it gives back as it goes.
         case changed
         /// The walk must take its stripe (`collectFollowingResponders`): a node it
         /// does not read without one, a branching route, links changed under it, no
