@@ -9,9 +9,11 @@ import Testing
 /// default mode with a queue, tracing of all nodes: see `GraphLock.walkGate`), so
 /// these tests run in a process of their own, where no other test used them: CI runs
 /// them with `DOMINO_STRIPED_WALKS=1 swift test --filter
-/// "StripedWalkTests|ResponderWalkDownTests"` (and under the thread and address
-/// sanitizers), beside what those walks deliver (`ResponderWalkDownTests`, which the
-/// whole suite's run runs too). In the whole suite's run these are skipped.
+/// "StripedWalkTests|ResponderWalkDownTests|ResponderWalkUpTests"` (and under the
+/// thread and address sanitizers), beside what those walks deliver
+/// (`ResponderWalkDownTests`, which the whole suite's run runs too) and the walks up
+/// that read without a lock (`ResponderWalkUpTests`). In the whole suite's run these
+/// are skipped.
 @Suite(
     "Walks down through responder nodes, without plans",
     .serialized,
