@@ -939,6 +939,90 @@ extension ResponderBroadcastRaceTests {
         #expect(xNode.resolvedSuccessor == nil)
         #expect(yNode.children.isEmpty)
     }
+
+    @Test func aPostResolvesALinkAgainWhenTheNodeItLedToIsReleasedDuringTheWalk() {
+        // leaf > a > top, no link read yet. The post resolves the leaf's link, then
+        // a's, then top's; while it reads top's chain, the leaf comes to lead to b,
+        // the leaf's link is resolved to b's node (as another thread's walk would),
+        // the leaf comes to lead to c, and b's node is released: its deinit cuts the
+        // leaf's link. The post resolved that link already, and must resolve it
+        // again (fails when a walk resolves each link once: its route ended at the
+        // leaf, and it reached no handler). In a process of its own: another
+        // thread's walk down would resolve the links between the steps.
+        let leaf = HookedResponder(), a = HookedResponder(), top = HookedResponder(), c = HookedResponder()
+        leaf.setNext(a)
+        a.setNext(top)
+        c.setNext(top)
+        let leafNode = DominoNode(label: "leaf", responder: leaf)
+        let aNode = DominoNode(label: "a", responder: a)
+        let topNode = DominoNode(label: "top", responder: top)
+        let cNode = DominoNode(label: "c", responder: c)
+        let heard = Counter(), fired = Counter()
+        topNode.subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        let poster = pthread_self(), before = ThreadState.current.pointee.responderResolutions
+        top.onRead { [weak top] in
+            // Once, in the post's resolution of top's link.
+            guard pthread_equal(pthread_self(), poster) != 0, fired.value == 0,
+                  ThreadState.current.pointee.responderResolutions > before, let top else { return }
+            fired.increment()
+            let b = HookedResponder()
+            b.setNext(top)
+            let bNode = StrongBox(DominoNode(label: "b", responder: b))
+            leaf.setNext(b)
+            leafNode.refreshResponderChain()
+            #expect(leafNode.resolvedSuccessor === bNode.value)
+            leaf.setNext(c)
+            bNode.value = nil
+            #expect(leafNode.resolvedSuccessor == nil)
+        }
+        let result = leafNode.post(Ping(value: 1))
+        top.onRead {}
+        #expect(fired.value == 1)
+        #expect(result.deliveries == 1)
+        #expect(heard.value == 1)
+        #expect(leafNode.resolvedSuccessor === cNode)
+        withExtendedLifetime(aNode) {}
+    }
+
+    @Test func aPostResolvesALinkAgainWhenTheResponderItLedToIsGoneBeforeItsNodeIsResolved() {
+        // leaf > a > top, no link read yet. While the post resolves the leaf's link
+        // (to a's node), the leaf comes to lead to c and a is released; a's node,
+        // held here, outlives it. The post then resolves a's node's link and finds
+        // its host gone: the leaf's link, which led there, is stale, and the post
+        // must resolve it again (fails when a walk resolves each link once: its
+        // route ended at a's node, and it reached no handler). In a process of its
+        // own, as the test above.
+        let a = StrongBox(HookedResponder())
+        let leaf = HookedResponder(), top = HookedResponder(), c = HookedResponder()
+        leaf.setNext(a.value)
+        a.value!.setNext(top)
+        c.setNext(top)
+        let weakA = WeakBox(a.value)
+        let leafNode = DominoNode(label: "leaf", responder: leaf)
+        let aNode = DominoNode(label: "a", responder: a.value!)
+        let topNode = DominoNode(label: "top", responder: top)
+        let cNode = DominoNode(label: "c", responder: c)
+        let heard = Counter(), fired = Counter()
+        topNode.subscribe(Ping.self, on: .postingThread) { _ in heard.increment() }
+        let poster = pthread_self(), before = ThreadState.current.pointee.responderResolutions
+        leaf.onRead { [weak leaf] in
+            // Once, in the post's resolution of the leaf's link (the read returns a,
+            // held until the resolution ends).
+            guard pthread_equal(pthread_self(), poster) != 0, fired.value == 0,
+                  ThreadState.current.pointee.responderResolutions > before, let leaf else { return }
+            fired.increment()
+            leaf.setNext(c)
+            a.value = nil
+        }
+        let result = leafNode.post(Ping(value: 1))
+        leaf.onRead {}
+        #expect(fired.value == 1)
+        #expect(weakA.value == nil)
+        #expect(result.deliveries == 1)
+        #expect(heard.value == 1)
+        #expect(leafNode.resolvedSuccessor === cNode)
+        #expect(aNode.resolvedSuccessor == nil)
+    }
 }
 
 /// Marks the reads of a chain made by one side of a race, as a hook sees them.

@@ -891,13 +891,15 @@ extension DominoNode {
         plan = Plan()
         plan.writes = thread.pointee.writes
         let stripe = thread.pointee.stripe
-        var refreshed: [ObjectIdentifier] = []
+        let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
+        // Held until the walk ends (see `ResponderRegistry.respondersOnRoute`).
+        var refreshed: [DominoNode] = []
         var cutShort = false
         while true {
             graphLock.lockShared(stripe: stripe)
             collectLocked(key, into: &plan)
             plan.pinIfBorrowing(thread.pointee.pins)
-            let pending = Self.respondersOnRoute(from: self, skipping: refreshed)
+            let pending = Self.respondersOnRoute(from: self, skipping: refreshed, onMainThread: onMainThread)
             let collected = ResponderRegistry.generation
             graphLock.unlockShared(stripe: stripe)
             if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: collected, cutShort: &cutShort) {

@@ -144,6 +144,18 @@ final class ResponderLink: @unchecked Sendable {
     /// True once the chain was read (`successor` then says where it leads, nil
     /// included). Written under the exclusive lock.
     @exclusivity(unchecked) var wasRead = false
+    /// True once the node this link led to went (its deinit cut the link) or was
+    /// found without its host (a gone responder is on no chain), until the link is
+    /// installed again: a walk that resolved it before resolves it again
+    /// (`ResponderRegistry.isResolvedAgain`), else a post on another thread whose
+    /// chain's middle was replaced and released meanwhile ended its route there and
+    /// reached no handler above (session 41: 1 post in 500 in the stress test).
+    /// Written under the exclusive lock.
+    @exclusivity(unchecked) var successorWent = false
+    /// True once a resolution found the host gone. A link installed to lead here
+    /// stays marked (`successorWent`): a reading made while the host lived is
+    /// stale once it is gone. Written under the exclusive lock.
+    @exclusivity(unchecked) var hostWent = false
     /// The ticket of the newest resolution whose reading this link holds, or that
     /// found the link as it read it (`ResponderRegistry.takeResolutionTicket`), so
     /// that one that began reading before it does not overwrite it. Raised under
@@ -584,7 +596,11 @@ extension DominoNode {
         link.successor?.withNode { _ = $0.responderLink?.followers.remove(self, &graveyard) }
         graphLock.changingLinks {
             link.successor = nil
-            link.followers.forEach { $0.responderLink?.successor = nil }
+            link.followers.forEach { follower in
+                guard let followerLink = follower.responderLink else { return }
+                followerLink.successor = nil
+                followerLink.successorWent = true
+            }
         }
         link.followers.removeAll(&graveyard)
         ResponderRegistry.generation &+= 1
@@ -647,7 +663,8 @@ extension DominoNode {
     /// A chain that was found too long (see ``maximumResponderChainLength``) is
     /// walked again here, where posts take it as it was while its first link stays.
     public func refreshResponderChain() {
-        var refreshed: [ObjectIdentifier] = []
+        let onMainThread = DeliveryMode.mainThread.isCurrent(ThreadState.current)
+        var refreshed: [DominoNode] = []
         var reading: RouteReading?
         while true {
             let (pending, walked, seen) = graphLock.withShared { () -> ([DominoNode], [ResponderLink], Int) in
@@ -657,7 +674,7 @@ extension DominoNode {
                 } else {
                     reading!.collected(at: seen)
                 }
-                let (pending, walked) = Self.respondersOnRoute(from: self, skipping: refreshed, pruning: reading!)
+                let (pending, walked) = Self.respondersOnRoute(from: self, skipping: refreshed, pruning: reading!, onMainThread: onMainThread)
                 return (pending, walked, seen)
             }
             let changed = !pending.isEmpty && Self.refresh(pending, into: &refreshed, collectedAt: seen, reading: &reading!)
@@ -726,7 +743,7 @@ extension DominoNode {
         if nodes.isEmpty { return ChainsRead(linksWritten: written, census: census) }
         // Creation order, so that followers newly found are appended in a stable order.
         let ordered = nodes.sorted { $0.registration < $1.registration }.map(\.node)
-        var refreshed: [ObjectIdentifier] = []
+        var refreshed: [DominoNode] = []
         var cutShort = false
         let writesBefore = thread.pointee.linkWrites
         _ = refresh(ordered, into: &refreshed, collectedAt: 0, cutShort: &cutShort, reportsUnread: false)
@@ -782,34 +799,49 @@ extension DominoNode {
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so
     /// that they can be used outside the lock. Lock held.
-    static func respondersOnRoute(from start: DominoNode, skipping refreshed: [ObjectIdentifier]) -> [DominoNode] {
+    ///
+    /// `refreshed` holds the nodes it lists, so that none of them goes and leaves
+    /// its address to a node made since, which would be taken for it and skipped
+    /// (found by the stress test of a chain whose middle is replaced and released:
+    /// a new middle at a released one's address was never resolved).
+    static func respondersOnRoute(from start: DominoNode, skipping refreshed: [DominoNode], onMainThread: Bool) -> [DominoNode] {
         // A set once there are more than a few: the walk after a deep chain was read
         // skips every node of it.
-        let skipped = refreshed.count > 16 ? Set(refreshed) : nil
+        let skipped = refreshed.count > 16 ? Set(refreshed.lazy.map(ObjectIdentifier.init)) : nil
         var pending: [DominoNode] = []
         Route.walk(from: start) { node in
-            guard node.responderLink != nil else { return }
+            guard let link = node.responderLink else { return }
             let id = NodeLink(node).id
-            if skipped?.contains(id) ?? refreshed.contains(id) { return }
+            if skipped?.contains(id) ?? refreshed.contains(where: { ObjectIdentifier($0) == id }), !isResolvedAgain(link, onMainThread: onMainThread) { return }
             if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
         }
         return pending
+    }
+
+    /// True when a link that this walk resolved already is to be resolved again: the
+    /// node it led to went since, or was found without its host
+    /// (`ResponderLink.successorWent`), and this thread can read its chain. Each
+    /// time takes another thread's change (a node released, a host gone), so a walk
+    /// resolves a link again only as often as those happen meanwhile; a chain this
+    /// thread cannot read keeps its link as cut. Lock held.
+    static func isResolvedAgain(_ link: ResponderLink, onMainThread: Bool) -> Bool {
+        link.successorWent && (onMainThread || !link.readsOnMainThreadOnly)
     }
 
     /// `respondersOnRoute(from:skipping:)` for a refresh, which goes no further up
     /// from a node that `reading` prunes; also the responder links of every node
     /// walked, read now or before. Lock held.
     private static func respondersOnRoute(
-        from start: DominoNode, skipping refreshed: [ObjectIdentifier], pruning reading: RouteReading
+        from start: DominoNode, skipping refreshed: [DominoNode], pruning reading: RouteReading, onMainThread: Bool
     ) -> (pending: [DominoNode], walked: [ResponderLink]) {
-        let skipped = refreshed.count > 16 ? Set(refreshed) : nil
+        let skipped = refreshed.count > 16 ? Set(refreshed.lazy.map(ObjectIdentifier.init)) : nil
         var pending: [DominoNode] = []
         var walked: [ResponderLink] = []
         Route.walk(from: start, pruning: reading.prunes) { node in
             guard let link = node.responderLink else { return }
             walked.append(link)
             let id = NodeLink(node).id
-            if skipped?.contains(id) ?? refreshed.contains(id) { return }
+            if skipped?.contains(id) ?? refreshed.contains(where: { ObjectIdentifier($0) == id }), !isResolvedAgain(link, onMainThread: onMainThread) { return }
             if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
         }
         return (pending, walked)
@@ -829,16 +861,21 @@ extension DominoNode {
 
     /// Appends to `queue` the responder nodes on the route from `link`'s successor
     /// that are not in `seen`, in route order, retained; marks every node it passes
-    /// in `seen` and goes no further up from a node already there (its route was
-    /// listed when it was marked), nor from one that `reading` prunes. Shared lock
-    /// held.
-    private static func appendResponders(above link: ResponderLink, to queue: inout [DominoNode], seen: inout Set<ObjectIdentifier>, reading: RouteReading) {
+    /// in `seen`, held in `queue` or `passed` (a node gone would leave its address
+    /// to another), and goes no further up from a node already there (its route was
+    /// listed when it was marked), nor from one that `reading` prunes, nor from one
+    /// going (its deinit cuts its links). Shared lock held.
+    private static func appendResponders(
+        above link: ResponderLink, to queue: inout [DominoNode], passing passed: inout [DominoNode], seen: inout Set<ObjectIdentifier>, reading: RouteReading
+    ) {
         guard let successor = link.successor else { return }
         var stack = [successor]
         while let next = stack.popLast() {
             next.withNode { node in
-                guard seen.insert(next.id).inserted, !reading.prunes(node) else { return }
-                if node.responderLink != nil, let retained = next.retainIfAlive() { queue.append(retained) }
+                guard !seen.contains(next.id), let retained = next.retainIfAlive() else { return }
+                seen.insert(next.id)
+                if node.responderLink != nil, !reading.prunes(node) { queue.append(retained) } else { passed.append(retained) }
+                guard !reading.prunes(node) else { return }
                 // Pushed in reverse, the successor last, so that they pop in route order.
                 node.parentLinks.forEachLinkReversed { stack.append($0) }
                 if let successor = node.responderLink?.successor { stack.append(successor) }
@@ -856,7 +893,7 @@ extension DominoNode {
     ///   racing on a fresh node delivered to nobody).
     /// - Returns: True when the links now differ from the ones the caller's route was
     ///   read along, so that it must be walked again.
-    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, cutShort: inout Bool, reportsUnread: Bool = true) -> Bool {
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [DominoNode], collectedAt collected: Int, cutShort: inout Bool, reportsUnread: Bool = true) -> Bool {
         var reading = RouteReading.post
         reading.reportsUnread = reportsUnread
         let changed = refresh(pending, into: &refreshed, collectedAt: collected, reading: &reading)
@@ -873,19 +910,21 @@ extension DominoNode {
 
     /// `refresh(_:into:collectedAt:)` for a refresh, which prunes what `reading`
     /// trusts, and tells `reading` what it installed and whether it read every node.
-    static func refresh(_ pending: [DominoNode], into refreshed: inout [ObjectIdentifier], collectedAt collected: Int, reading: inout RouteReading) -> Bool {
+    static func refresh(_ pending: [DominoNode], into refreshed: inout [DominoNode], collectedAt collected: Int, reading: inout RouteReading) -> Bool {
         var generation = collected
         let thread = ThreadState.current
         let onMainThread = DeliveryMode.mainThread.isCurrent(thread)
         var queue = pending
         // The nodes queued or refreshed, and those passed on the way to new ones; made
-        // when a link first changes.
+        // when a link first changes. Each is held until the refresh ends (`queue`,
+        // `refreshed`, `passed`), so that no node made meanwhile takes its address.
         var seen: Set<ObjectIdentifier>?
+        var passed: [DominoNode] = []
         var next = 0
         while next < queue.count {
             let node = queue[next]
             next += 1
-            refreshed.append(ObjectIdentifier(node))
+            refreshed.append(node)
             guard let link = node.responderLink else { continue }
             if link.readsOnMainThreadOnly && !onMainThread {
                 leftUnread(link, at: node, reading: &reading)
@@ -899,10 +938,11 @@ extension DominoNode {
             while resolved == nil {
                 let ticket = ResponderRegistry.takeResolutionTicket()
                 let resolution = resolveSuccessor(of: link, from: node, onMainThread: onMainThread, reading: reading, thread: thread)
-                guard case .resolved(let successor, let path) = resolution else { break }
+                guard let (successor, path) = resolution.reading else { break }
                 tries += 1
                 if let installed = node.install(
-                    successor: successor, in: link, ticket: ticket, readPath: path, unlessStale: tries < Self.staleResolutionRetries
+                    successor: successor, in: link, ticket: ticket, readPath: path,
+                    unlessStale: tries < Self.staleResolutionRetries, hostGone: resolution.isHostGone
                 ) {
                     resolved = (successor, installed)
                 }
@@ -921,10 +961,11 @@ extension DominoNode {
             guard installed.changed || installed.successorUnread, let successor else { continue }
             // Reads the chain above the new link now rather than after the caller's
             // next walk: a fresh chain N deep would take N walks of up to N nodes.
-            if seen == nil { seen = Set(refreshed + queue[next...].map(ObjectIdentifier.init)) }
+            if seen == nil { seen = Set((refreshed + queue[next...]).map(ObjectIdentifier.init)) }
             if seen!.contains(ObjectIdentifier(successor)) { continue }
-            graphLock.withShared { appendResponders(above: link, to: &queue, seen: &seen!, reading: reading) }
+            graphLock.withShared { appendResponders(above: link, to: &queue, passing: &passed, seen: &seen!, reading: reading) }
         }
+        withExtendedLifetime(passed) {}
         return generation != collected
     }
 
@@ -962,7 +1003,7 @@ extension DominoNode {
         of link: ResponderLink, from node: DominoNode, onMainThread: Bool,
         reading: RouteReading, thread: UnsafeMutablePointer<ThreadState>
     ) -> Resolution {
-        guard let host = link.host else { return .resolved(nil, path: nil) }
+        guard let host = link.host else { return .hostGone }
         thread.pointee.responderResolutions &+= 1
         let first = host.nextResponderAssumingReadable()
         thread.pointee.responderReads &+= 1
@@ -1029,7 +1070,24 @@ extension DominoNode {
         /// The node, and the responders read on the way (nil for a chain taken as
         /// too long, which is not to be remembered).
         case resolved(DominoNode?, path: ReadPath?)
+        /// The host is gone: the node leads nowhere, and the links that lead to it
+        /// are stale (a gone responder is on no chain).
+        case hostGone
         case unreadable
+
+        /// What to install: the node and the path, nil when nothing is.
+        var reading: (DominoNode?, ReadPath?)? {
+            switch self {
+            case .resolved(let successor, let path): (successor, path)
+            case .hostGone: (nil, nil)
+            case .unreadable: nil
+            }
+        }
+
+        var isHostGone: Bool {
+            if case .hostGone = self { return true }
+            return false
+        }
     }
 
     /// The responders a resolution read, and `ResponderRegistry.membership` before
@@ -1072,6 +1130,14 @@ extension DominoNode {
         }
     }
 
+    /// True when a node that follows `link`'s node is not marked to resolve its link
+    /// again. Lock held.
+    private static func hasFollowerToMark(_ link: ResponderLink) -> Bool {
+        var found = false
+        link.followers.forEach { found = found || $0.responderLink?.successorWent == false }
+        return found
+    }
+
     /// Makes `successor` this node's responder-chain successor.
     ///
     /// - Returns: The link generation once it is installed, and whether this call
@@ -1083,8 +1149,12 @@ extension DominoNode {
     ///   and the link is reported unchanged.
     /// - Parameter path: What the resolution read, for posts to check the link
     ///   against without resolving it again (nil: nothing to remember).
+    /// - Parameter hostGone: The resolution found the host gone: the links that lead
+    ///   here are marked to be resolved again (`ResponderLink.successorWent`),
+    ///   whichever reading stands.
     private func install(
-        successor resolved: DominoNode?, in link: ResponderLink, ticket: Int, readPath path: ReadPath? = nil, unlessStale: Bool = false
+        successor resolved: DominoNode?, in link: ResponderLink, ticket: Int, readPath path: ReadPath? = nil,
+        unlessStale: Bool = false, hostGone: Bool = false
     ) -> (generation: Int, changed: Bool, successorUnread: Bool)? {
         // A node that does not follow its chain gets no successor; checked here, in
         // the lock taken anyway, rather than with one more lock per resolution.
@@ -1098,6 +1168,9 @@ extension DominoNode {
             let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
             let successorUnread = successor?.responderLink.map { !$0.wasRead } ?? false
             let unchanged = link.successor.map { current in successor.map { current.refers(to: $0) } ?? false } ?? (successor == nil)
+                // A link marked stale is written, to clear the mark; so are followers
+                // of a node whose host is gone, to mark them.
+                && !link.successorWent && !(hostGone && (!link.hostWent || Self.hasFollowerToMark(link)))
             // Found as read, and nothing else to write: this reading stands against
             // older ones all the same (found by ResponderModelTests: a walk on another
             // thread read the chain before this thread changed it and back, and
@@ -1113,9 +1186,22 @@ extension DominoNode {
         let installed = graphLock.withExclusive { graveyard -> (generation: Int, changed: Bool, wrote: Bool)? in
             // Again: a node may have been made since the shared lock.
             if unlessStale, path?.passesANodeMadeSince(endingAt: resolved) == true { return nil }
+            if hostGone {
+                link.hostWent = true
+                var marked = false
+                link.followers.forEach { follower in
+                    guard let followerLink = follower.responderLink, !followerLink.successorWent else { return }
+                    followerLink.successorWent = true
+                    marked = true
+                }
+                // The routes through this node are stale: a walk that read one
+                // reads it again (see `collectResolvingResponders`).
+                if marked { ResponderRegistry.generation &+= 1 }
+            }
             // Again: a newer reading may have been installed since.
             guard link.installedTicket.load(ordering: .relaxed) < ticket else { return (ResponderRegistry.generation, false, false) }
             link.installedTicket.store(ticket, ordering: .relaxed)
+            link.successorWent = link.followsChain && resolved?.responderLink?.hostWent == true
             // Once per link: that it has been read is what tells a walk off the main
             // thread whether its route is cut short here; and once per path read.
             link.wasRead = true
