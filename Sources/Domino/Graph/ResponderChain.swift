@@ -961,7 +961,10 @@ extension DominoNode {
             guard installed.changed || installed.successorUnread, let successor else { continue }
             // Reads the chain above the new link now rather than after the caller's
             // next walk: a fresh chain N deep would take N walks of up to N nodes.
-            if seen == nil { seen = Set((refreshed + queue[next...]).map(ObjectIdentifier.init)) }
+            if seen == nil {
+                seen = Set(refreshed.lazy.map(ObjectIdentifier.init))
+                seen!.formUnion(queue[next...].lazy.map(ObjectIdentifier.init))
+            }
             if seen!.contains(ObjectIdentifier(successor)) { continue }
             graphLock.withShared { appendResponders(above: link, to: &queue, passing: &passed, seen: &seen!, reading: reading) }
         }
