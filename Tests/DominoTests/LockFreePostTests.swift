@@ -115,6 +115,55 @@ struct LockFreePostTests {
 }
 
 extension LockFreePostTests {
+    @Test(arguments: [Array(0..<40), [0], [0, 1]])
+    func postsUpADeepChainWhoseTopIsMountedBelowAndBackMeanwhileEndAndPassEachNodeAtMostOncePerPost(subscribed: [Int]) throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // n0 (the leaf) up to n39. A writer moves between two shapes, neither with a
+        // cycle: the chain whole, and n5 cut from n6 with n39 mounted at n5. Read at
+        // two moments, the links make a loop: n5 > n6 (whole) ... n39 > n5 (cut) >
+        // n6 (whole again) .... A walk without a lock checks the link sequence every
+        // 16 levels, not at each, so a lap of 35 levels is found, and the route as a
+        // whole once after the walk: each post must end, reach the leaf once and pass
+        // no node twice. Handlers at every node (the walk a plan takes over, checked
+        // to fail without its check after the walk: a node heard a post twice, 4 runs
+        // in 5), at the leaf only (a post's walk without a plan) and at the leaf and
+        // its parent (the same with a second stage; without their checks after the
+        // walk, posts passed more than 40 nodes in 3 runs in 5).
+        let nodes = (0..<40).map { DominoNode(label: "n\($0)") }
+        for index in 0..<39 { #expect(nodes[index].mount(at: nodes[index + 1])) }
+        let log = Log<Int>()
+        for index in subscribed {
+            nodes[index].subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 64 &+ index) }
+        }
+        // More posts where they are cheap: a post meets a moved shape less often.
+        let readers = 2, postsPerReader = subscribed.count > 2 ? 20_000 : 100_000
+        let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
+        let (cut, below, top) = (nodes[5], nodes[6], nodes[39])
+        Thread.detachNewThread {
+            while done.value < readers {
+                cut.unmount(from: below)
+                top.mount(at: cut)
+                top.unmount(from: cut)
+                cut.mount(at: below)
+            }
+            writerEnded.signal()
+        }
+        runConcurrently(readers) { reader in
+            var most = 0
+            for value in 0..<postsPerReader {
+                most = max(most, nodes[0].post(Ping(value: reader * postsPerReader + value)).nodesVisited)
+            }
+            longest.append(most)
+            done.increment()
+        }
+        writerEnded.wait()
+        #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
+        let deliveries = log.entries
+        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one post twice")
+        #expect(deliveries.count { $0 % 64 == 0 } == readers * postsPerReader)
+        #expect(longest.entries.allSatisfy { $0 <= 40 }, "a post passed more nodes than the chain has: \(longest.entries)")
+    }
+
     @Test func aPostThroughANodeWithTwoParentsIsDeliveredInRouteOrderWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let (top, left, right, middle, leaf) = aDiamondAboveAMiddleNode()

@@ -614,8 +614,8 @@ extension DominoNode {
     /// thrown away). The caller is pinned without a lock, in `readParity`.
     ///
     /// The route is read between two equal, even loads of `GraphLock.linkSequence`
-    /// (checked at each level too, so that links of different times never make a
-    /// loop): it is the route of one moment. Tables are not read at all under the
+    /// (checked every 16 levels of a chain too, so that links of different times
+    /// cannot make a loop that never ends): it is the route of one moment. Tables are not read at all under the
     /// read pin, only their addresses: once the stages are collected, the walk takes
     /// its delivery pin in the read pin's parity and, when the epoch has not moved,
     /// uses them as they are (`GraphLock.pinForDelivery(_:keepingReadPinOf:)`);
@@ -668,10 +668,13 @@ extension DominoNode {
             if let table = found.table {
                 addPublishedStage(table, mode: found.mode, at: link, position: visited, gate: gate, traceAll: traceAll, into: &plan, firstNode: &firstNode, thread: thread)
             }
-            if AtomicWord.load(sequenceWord) != sequence { return false }
             guard let next = found.parents.only else { break }
+            // The sequence every 16 levels, and once after the loop, as in
+            // `collectLean(_:thread:)`.
+            if visited & 15 == 0, AtomicWord.load(sequenceWord) != sequence { return false }
             link = next
         }
+        if AtomicWord.load(sequenceWord) != sequence { return false }
         if branches {
             // The rest of the route branches: walked with a visited set, from `link`.
             // (Called after the loop, with the counts by value: a call inside it,
@@ -1326,10 +1329,19 @@ extension DominoNode {
                 position = visited
                 stageLink = link
             }
-            if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
             guard let next = found.parents.only else { break }
+            // The sequence every 16 levels, not at each: links of different moments
+            // could make a loop (a route of one moment has none while the gate is
+            // open), and a moved sequence is found within 16 levels of it; the
+            // route as a whole is checked once below. (At each level: a post at
+            // depth 10 452 instructions; 443 so.) Memory needs no check: a node
+            // reached by a link read under the pin is retired, not freed.
+            if visited & 15 == 0, AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
             link = next
         }
+        // Every word above was read with an acquiring load: the sequence loaded
+        // after them is the one they were read under.
+        if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
         let pins = thread.pointee.pins
         guard let table else {
             GraphLock.unpinWithoutLock(pins, parity: readParity)
@@ -1366,17 +1378,19 @@ extension DominoNode {
         var visited = visited &+ 1
         thread.pointee.leanSecondStage = Stage(published: table, modeWord: modeWord, defaultCode: gate, traceAll: false, position: visited)
         thread.pointee.stageNodes.set(link, at: 0)
-        if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
         var parents = parents
         while let next = parents.only {
+            // The sequence every 16 levels, and once after the loop, as in
+            // `collectLean(_:thread:)`.
+            if visited & 15 == 0, AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
             guard let found = readPublished(next, key) else { return handOver(.declined) }
             if found.parents.isMultiple || found.table != nil {
                 return handOver(.resuming(at: next, visited: visited, first: first, withSecond: true, firstNode: firstLink, gate: gate, sequence: sequence))
             }
             visited &+= 1
-            if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
             parents = found.parents
         }
+        if AtomicWord.load(sequenceWord) != sequence { return handOver(.declined) }
         let pins = thread.pointee.pins
         guard GraphLock.pinForDelivery(pins, keepingReadPinOf: readParity) else {
             return handOver(.epochMoved(first, withSecond: true, at: firstLink, visited: visited))
