@@ -77,6 +77,34 @@ import Testing
         #expect(chain.heard.entries.suffix(2) == ["middle 1", "top 1"])
     }
 
+    @Test func aPostUpAResponderChainThroughANodeWithAModeWithoutAQueueIsDeliveredInThatModeWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // The mode is in the node's published word (a responder node's code is 4
+        // more than a plain node's); before session 41 a responder node with a mode
+        // of its own sent the post to its stripe (fails so: it waits 60 s).
+        let chain = Chain()
+        let inMode = Counter()
+        chain.middleNode.subscribe(Ping.self, on: nil) { _ in inMode.increment() }
+        chain.middleNode.deliveryMode = .background
+        var attempt: (result: PostResult?, waitedForTheWriter: Bool) = (nil, false)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while attempt.result == nil, ContinuousClock.now < deadline {
+            guard chain.warmUp() else { continue }
+            let written = ResponderRegistry.linksWritten
+            attempt = whileAWriterHoldsTheLock {
+                ResponderRegistry.linksWritten == written ? chain.leafNode.post(Ping(value: 1)) : nil
+            }
+        }
+        let delivered = try #require(attempt.result, "a link changed between every warm-up and the writer's lock")
+        #expect(!attempt.waitedForTheWriter, "the post waited for the writer that held the lock")
+        #expect(delivered.deliveries == 3)
+        // The handler that names no mode, on the background queue.
+        #expect(delivered.scheduled == 1)
+        #expect(chain.heard.entries.suffix(2) == ["middle 1", "top 1"])
+        let warmUps = chain.heard.entries.count / 2
+        #expect(waitBackingOff { inMode.value == warmUps })
+    }
+
     @Test func aPostWhoseChainChangedSinceTheCensusFollowsTheNewChain() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let chain = Chain()

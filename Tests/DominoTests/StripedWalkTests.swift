@@ -62,7 +62,7 @@ import Testing
         #expect(window.heard.value == 13)
     }
 
-    @Test func aBroadcastThatMeetsAViewWhoseNodeHasAModeOfItsOwnGoesAlongPlansReadingEachChainOnce() throws {
+    @Test func aBroadcastThatMeetsAViewWhoseNodeHasAModeWithAQueueGoesAlongPlansReadingEachChainOnce() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks go along plans")
         let window = Window()
         let root = window.window.dominoNode
@@ -70,7 +70,8 @@ import Testing
         let alongPlansBefore = walksAlongPlans {
             readsWithout = responderReads { root.broadcast(Ping(value: 1)) }
         }
-        window.card.dominoNode.deliveryMode = .postingThread
+        // Run in place all the same: the queue is this thread's own (the main one).
+        window.card.dominoNode.deliveryMode = .queue(.main)
         let alongPlansAfter = walksAlongPlans {
             readsAlong = responderReads { root.broadcast(Ping(value: 2)) }
         }
@@ -80,6 +81,22 @@ import Testing
         // over to read none again.
         #expect(readsAlong == readsWithout)
         #expect(window.heard.value == 10)
+    }
+
+    @Test func aBroadcastThatMeetsAViewWhoseNodeHasAModeWithoutAQueueGoesWithoutPlansAndRunsItsHandlersInThatMode() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks go along plans")
+        // The mode is in the node's published word (a responder node's code is 4
+        // more than a plain node's); before session 41 any mode of a responder
+        // node's own sent the walk along plans.
+        let window = Window()
+        window.card.dominoNode.deliveryMode = .background
+        var result: PostResult?
+        let alongPlans = walksAlongPlans { result = window.window.dominoNode.broadcast(Ping(value: 1)) }
+        #expect(alongPlans == 0)
+        #expect(result?.deliveries == 5)
+        // The card's handler, which names no mode, on the background queue.
+        #expect(result?.scheduled == 1)
+        #expect(waitBackingOff { window.heard.value == 5 })
     }
 
     @Test func aBroadcastThatMeetsAnInterceptorGoesAlongPlansUntilTheInterceptorIsGone() throws {

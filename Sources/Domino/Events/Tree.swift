@@ -821,7 +821,7 @@ extension DominoNode {
         let parents = link.parentLinks.shape
         var reachableTwice = parents.isMultiple
         var followers = NodeList.Shape.empty
-        if mode >> 1 == DominoNode.declinesWalksWithoutALockInheriting {
+        if DominoNode.isResponderCode(mode) {
             let responder = link.withNode { node -> (followers: NodeList.Shape, followsChain: Bool) in
                 guard let responderLink = node.responderLink else { return (.empty, false) }
                 return (responderLink.followers.shape, responderLink.successor != nil)

@@ -128,17 +128,18 @@ struct Stage {
     }
 
     /// `publishedModeBits` for a walk down under a stripe (`DominoNode.
-    /// collectDownStriped`), which also meets the words of a responder node without a
-    /// mode of its own (10 and 11, `DominoNode.declinesWalksWithoutALockInheriting`):
-    /// the default's code, untraced then traced, as words 0 and 1.
+    /// collectDownStriped`), which also meets the words of responder nodes (8 to 15,
+    /// `DominoNode.declinesWalksWithoutALockInheriting`): a responder node's code
+    /// is 4 more than a plain node's of the same mode, so words 8 to 15 repeat
+    /// words 0 to 7.
     @inline(__always)
     static func stripedModeBits(defaultCode: UInt, traceAll: Bool) -> UInt64 {
         let bits = UInt64(publishedModeBits(defaultCode: defaultCode, traceAll: traceAll))
-        return bits | (bits & 0xFF) << (4 * 2 * UInt64(DominoNode.declinesWalksWithoutALockInheriting))
+        return bits | bits << 32
     }
 
     /// The stage of `table` at a node whose published mode word is `modeWord` (0 to
-    /// 7, 10 or 11), in a walk under a stripe whose `stripedModeBits` are `modeBits`.
+    /// 15), in a walk under a stripe whose `stripedModeBits` are `modeBits`.
     @inline(__always)
     init(striped table: Unmanaged<HandlerTable>, modeBits: UInt64, modeWord: UInt32, position: Int) {
         handlers = table
@@ -981,14 +982,14 @@ extension DominoNode {
             var mode = link.publishedMode
             let isResponder = DominoNode.declinesWalksWithoutALock(mode)
             if isResponder {
-                // A responder node without a mode of its own takes the walk's
-                // default, as under the stripe; any other node that declines walks
-                // without a lock declines this one too.
-                guard mode >> 1 == DominoNode.declinesWalksWithoutALockInheriting else {
+                // A responder node takes the mode its code names, 4 less (none: the
+                // walk's default), as under the stripe; a mode with a queue
+                // declines.
+                if DominoNode.declinesStripedWalks(mode) {
                     GraphLock.unpinWithoutLock(pins, parity: readParity)
                     return .declined
                 }
-                mode &= 1
+                mode &-= DominoNode.declinesWalksWithoutALockInheriting << 1
             }
             let parents = link.parentLinks.publishedShape
             var next = parents.only

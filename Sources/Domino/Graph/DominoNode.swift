@@ -59,39 +59,52 @@ public final class DominoNode: @unchecked Sendable {
     @inline(__always)
     fileprivate static var modeWordOffset: Int { 3 * MemoryLayout<UInt>.stride }
 
-    /// `publishedMode`'s code (after the tracing bit) for a node that walks without
-    /// a lock leave to walks under a stripe: a mode with a queue, or a responder
-    /// node. The code of the first mode with a queue (`DeliveryMode.Code.queue`);
-    /// computed, so that no access pays a `swift_once`.
+    /// `publishedMode`'s codes (after the tracing bit): 0 for a node without a mode
+    /// of its own, 1 to 3 for a mode without a queue (`DeliveryMode.Code.
+    /// published`), then the codes that the walks without a lock of routes without
+    /// responder nodes decline: 4 for a responder node without a mode of its own
+    /// (`declinesWalksWithoutALockInheriting`), 5 to 7 for a responder node with a
+    /// mode without a queue (4 plus that mode's code), 8 for a mode with a queue,
+    /// responder node or not (`declinesWalksWithoutAPlan`). Walks up through
+    /// responder nodes without a lock and walks down under a stripe take the modes
+    /// of codes 4 to 7 from the word; only code 8 sends them to their stripe or
+    /// along plans (before session 41 a responder node with any mode of its own
+    /// did). Computed, so that no access pays a `swift_once`.
     @inline(__always)
-    static var declinesWalksWithoutALock: UInt32 { DeliveryMode.Code.queue.rawValue }
+    static var declinesWalksWithoutALockInheriting: UInt32 { 4 }
 
-    /// The code after `declinesWalksWithoutALock`: a responder node without a mode of
-    /// its own, which walks under a stripe give the walk's default mode without
-    /// looking the node's mode up (measured: 57 instructions a responder node).
+    /// The code of a mode with a queue (see `declinesWalksWithoutALockInheriting`).
     @inline(__always)
-    static var declinesWalksWithoutALockInheriting: UInt32 { declinesWalksWithoutALock + 1 }
+    static var declinesWalksWithoutAPlan: UInt32 { 8 }
 
     /// True when a node whose `publishedMode` is `word` is left to walks under a
-    /// stripe (its code `declinesWalksWithoutALock` or the one after it).
+    /// stripe by the walks without a lock of routes without responder nodes: a
+    /// responder node, or a mode with a queue (codes 4 to 8).
     @inline(__always)
     static func declinesWalksWithoutALock(_ word: UInt32) -> Bool {
-        word >> 1 >= declinesWalksWithoutALock
+        word >> 1 >= declinesWalksWithoutALockInheriting
     }
 
     /// True when a node whose `publishedMode` is `word` is left to walks along plans
-    /// by walks down under a stripe too (`collectDownStriped`): a mode with a queue,
-    /// or a responder node with a mode of its own (code `declinesWalksWithoutALock`).
-    /// A responder node without one takes the walk's default.
+    /// by walks down under a stripe too (`collectDownStriped`), and to the stripe by
+    /// walks up through responder nodes without a lock: a mode with a queue (code
+    /// 8). A responder node takes the mode its code names (4: the walk's default).
     @inline(__always)
     static func declinesStripedWalks(_ word: UInt32) -> Bool {
-        word >> 1 == declinesWalksWithoutALock
+        word >> 1 >= declinesWalksWithoutAPlan
+    }
+
+    /// True when a node whose `publishedMode` is `word`, which `declinesStripedWalks`
+    /// did not decline, is a responder node (codes 4 to 7): one bit, since code 8
+    /// was declined.
+    @inline(__always)
+    static func isResponderCode(_ word: UInt32) -> Bool {
+        word & (declinesWalksWithoutALockInheriting << 1) != 0
     }
 
     /// The node's tracing and delivery mode for a walk without a lock: bit 0 is
-    /// `tracingFlag`; the rest is 0 without a mode, else the mode's
-    /// `DeliveryMode.Code.published`, or `declinesWalksWithoutALock` (or, for a
-    /// responder node without a mode, `declinesWalksWithoutALockInheriting`). An acquiring
+    /// `tracingFlag`; the rest is the code `declinesWalksWithoutALockInheriting`
+    /// lists (0 to 8). An acquiring
     /// load. A trivial word, so a reader may load it from a node in its deinit (its
     /// memory kept; `responderLink`, a reference, may be freed).
     @inline(__always)
@@ -102,11 +115,15 @@ public final class DominoNode: @unchecked Sendable {
     /// old table). Exclusive lock held.
     private func publishModeLocked() {
         var mode: UInt32 = 0
-        if responderLink != nil {
-            mode = deliveryOverride == nil ? Self.declinesWalksWithoutALockInheriting : Self.declinesWalksWithoutALock
-        } else if let deliveryOverride {
+        if let deliveryOverride {
             let code = DeliveryMode.Code.published(deliveryOverride)
-            mode = code == 0 ? Self.declinesWalksWithoutALock : UInt32(code)
+            if code == 0 {
+                mode = Self.declinesWalksWithoutAPlan
+            } else {
+                mode = UInt32(code) + (responderLink != nil ? Self.declinesWalksWithoutALockInheriting : 0)
+            }
+        } else if responderLink != nil {
+            mode = Self.declinesWalksWithoutALockInheriting
         }
         let word = mode << 1 | (tracingFlag ? 1 : 0)
         graphLock.changingLinks { AtomicWord.storeReleasing32(modeWord, word) }
