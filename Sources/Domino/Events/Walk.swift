@@ -616,13 +616,14 @@ extension DominoNode {
     ///
     /// The route is read between two equal, even loads of `GraphLock.linkSequence`
     /// (checked every 16 levels of a chain too, so that links of different times
-    /// cannot make a loop that never ends): it is the route of one moment. Tables are not read at all under the
-    /// read pin, only their addresses: once the stages are collected, the walk takes
-    /// its delivery pin in the read pin's parity and, when the epoch has not moved,
-    /// uses them as they are (`GraphLock.pinForDelivery(_:keepingReadPinOf:)`);
-    /// else it pins with a check and loads each stage's table word again, and a
-    /// table still published then is safe for as long as the delivery pin holds,
-    /// as for a walk pinned under its stripe.
+    /// cannot make a loop that never ends): it is the route of one moment. Tables
+    /// are not read at all under the read pin, only their addresses: once the
+    /// stages are collected, the walk takes its delivery pin in the read pin's
+    /// parity and, when the epoch has not moved, uses them as they are
+    /// (`GraphLock.pinForDelivery(_:keepingReadPinOf:)`); else it pins with a check
+    /// and loads each stage's table word again, and a table still published then is
+    /// safe for as long as the delivery pin holds, as for a walk pinned under its
+    /// stripe.
     @inline(__always)
     func collectPublished(_ key: SlotKey, into plan: inout Plan, readParity: Int, thread: UnsafeMutablePointer<ThreadState>) -> Bool {
         // The sequence before the gate: a writer that closes the gate (a mount
