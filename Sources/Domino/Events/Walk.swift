@@ -135,7 +135,7 @@ struct Stage {
     @inline(__always)
     static func stripedModeBits(defaultCode: UInt, traceAll: Bool) -> UInt64 {
         let bits = UInt64(publishedModeBits(defaultCode: defaultCode, traceAll: traceAll))
-        return bits | bits << 32
+        return bits | bits << (UInt64.bitWidth / 2)
     }
 
     /// The stage of `table` at a node whose published mode word is `modeWord` (0 to
