@@ -52,24 +52,30 @@ import Testing
             }
             return false
         }
+
+        /// Warms up, then posts `Ping(value: 1)` from the leaf while a writer holds
+        /// the exclusive lock. Another suite of this process may change a link (any
+        /// link: a census describes them all) between the warm-up and the writer's
+        /// lock: tried again until none did, for up to 60 s (no result then).
+        func postWhileAWriterHoldsTheLock() -> (result: PostResult?, waitedForTheWriter: Bool) {
+            var attempt: (result: PostResult?, waitedForTheWriter: Bool) = (nil, false)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while attempt.result == nil, ContinuousClock.now < deadline {
+                guard warmUp() else { continue }
+                let written = ResponderRegistry.linksWritten
+                attempt = whileAWriterHoldsTheLock {
+                    // The writer holds the lock: no link changes while this runs.
+                    ResponderRegistry.linksWritten == written ? leafNode.post(Ping(value: 1)) : nil
+                }
+            }
+            return attempt
+        }
     }
 
     @Test func aPostUpAResponderChainWhoseLinksDidNotChangeIsDeliveredWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let chain = Chain()
-        // Another suite of this process may change a link (any link: a census
-        // describes them all) between the warm-up and the writer's lock: tried again
-        // until none did.
-        var attempt: (result: PostResult?, waitedForTheWriter: Bool) = (nil, false)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while attempt.result == nil, ContinuousClock.now < deadline {
-            guard chain.warmUp() else { continue }
-            let written = ResponderRegistry.linksWritten
-            attempt = whileAWriterHoldsTheLock {
-                // The writer holds the lock: no link changes while this runs.
-                ResponderRegistry.linksWritten == written ? chain.leafNode.post(Ping(value: 1)) : nil
-            }
-        }
+        let attempt = chain.postWhileAWriterHoldsTheLock()
         let delivered = try #require(attempt.result, "a link changed between every warm-up and the writer's lock")
         #expect(!attempt.waitedForTheWriter, "the post waited for the writer that held the lock")
         #expect(delivered.deliveries == 2)
@@ -86,15 +92,7 @@ import Testing
         let inMode = Counter()
         chain.middleNode.subscribe(Ping.self, on: nil) { _ in inMode.increment() }
         chain.middleNode.deliveryMode = .background
-        var attempt: (result: PostResult?, waitedForTheWriter: Bool) = (nil, false)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while attempt.result == nil, ContinuousClock.now < deadline {
-            guard chain.warmUp() else { continue }
-            let written = ResponderRegistry.linksWritten
-            attempt = whileAWriterHoldsTheLock {
-                ResponderRegistry.linksWritten == written ? chain.leafNode.post(Ping(value: 1)) : nil
-            }
-        }
+        let attempt = chain.postWhileAWriterHoldsTheLock()
         let delivered = try #require(attempt.result, "a link changed between every warm-up and the writer's lock")
         #expect(!attempt.waitedForTheWriter, "the post waited for the writer that held the lock")
         #expect(delivered.deliveries == 3)
