@@ -41,6 +41,7 @@ extension Scenarios {
             ("responder.broadcast.tree111", { responderBroadcastTree111() }),
             ("responder.post.inturn2.depth10", { responderPostInTurn(leaves: 2, depth: 10) }),
             ("responder.post.inturn5.depth10", { responderPostInTurn(leaves: 5, depth: 10) }),
+            ("responder.post.afterchurn.depth10", { responderPostAfterChurn(depth: 10) }),
         ]
         return build(builders, filter: filter)
     }
@@ -82,6 +83,36 @@ extension Scenarios {
             deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
         ) { iterations in
             for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            return iterations
+        }
+    }
+
+    /// `responderPost(depth:)` after another view and its node, elsewhere, were made
+    /// and released, one of each an operation (a screen's cells or controllers coming
+    /// and going between posts): every node made or released changes what the links'
+    /// remembered paths are valid for (`ResponderRegistry.membership`), so each post
+    /// resolves every link of its route again (session 41: about 37,600 instructions
+    /// an operation, 30,400 of them the post's resolution, against 2,705 for the post
+    /// alone). A row to bring down, not a target met.
+    static func responderPostAfterChurn(depth: Int) -> Scenario {
+        let counter = Counter()
+        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
+            var responders = [ViewResponder(next: nil)]
+            for _ in 0..<depth { responders.append(ViewResponder(next: responders.last)) }
+            return (responders, responders.map(\.domino))
+        }
+        nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let bottom = nodes[depth]
+        return Scenario(
+            name: "responder.post.afterchurn.depth\(depth)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
+        ) { iterations in
+            for _ in 0..<iterations {
+                // The harness runs scenarios on the main thread.
+                MainActor.assumeIsolated { blackhole(ViewResponder(next: nil).domino) }
+                blackhole(bottom.post(Ping(lane: 0)))
+            }
             return iterations
         }
     }
