@@ -37,11 +37,11 @@ extension Scenarios {
     static func responders(filter: String?) -> [Scenario] {
         let builders: [(String, () -> Scenario)] = [
             ("responder.post.depth10", { responderPost(depth: 10) }),
-            ("responder.post.mode.depth10", { responderPost(depth: 10, withAModeAt: 5) }),
+            ("responder.post.mode.depth10", { responderPost(depth: 10, .modeAt(5)) }),
             ("responder.broadcast.tree111", { responderBroadcastTree111() }),
             ("responder.post.inturn2.depth10", { responderPostInTurn(leaves: 2, depth: 10) }),
             ("responder.post.inturn5.depth10", { responderPostInTurn(leaves: 5, depth: 10) }),
-            ("responder.post.afterchurn.depth10", { responderPostAfterChurn(depth: 10) }),
+            ("responder.post.afterchurn.depth10", { responderPost(depth: 10, .afterChurn) }),
         ]
         return build(builders, filter: filter)
     }
@@ -59,59 +59,62 @@ extension Scenarios {
         return build(builders.filter { name, _ in filter.hasPrefix(name) }, filter: filter)
     }
 
-    /// A typed event posted on the main thread at the node of a responder `depth`
-    /// responders below the only subscriber, each responder with a node and no
-    /// mounting: the route is the responder chain, read as the post passes it. With
-    /// `withAModeAt`, the node that many levels below the top has a delivery mode of
-    /// its own (`.postingThread`, as the subscriber's: nothing else changes), which
-    /// until session 41 sent every post through it to its stripe (3,096
-    /// instructions against 2,708 without the mode).
-    static func responderPost(depth: Int, withAModeAt modeLevel: Int? = nil) -> Scenario {
-        let counter = Counter()
-        // The harness builds scenarios on the main thread.
-        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
-            var responders = [ViewResponder(next: nil)]
-            for _ in 0..<depth { responders.append(ViewResponder(next: responders.last)) }
-            return (responders, responders.map(\.domino))
-        }
-        nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
-        if let modeLevel { nodes[modeLevel].deliveryMode = .postingThread }
-        let bottom = nodes[depth]
-        return Scenario(
-            name: modeLevel == nil ? "responder.post.depth\(depth)" : "responder.post.mode.depth\(depth)",
-            baseline: nil, target: nil,
-            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
-        ) { iterations in
-            for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
-            return iterations
-        }
+    /// What `responderPost(depth:_:)` does besides the post.
+    enum ResponderPostVariant {
+        /// The post alone.
+        case plain
+        /// The node that many levels below the top has a delivery mode of its own
+        /// (`.postingThread`, as the subscriber's: nothing else changes), which until
+        /// session 41 sent every post through it to its stripe (3,096 instructions
+        /// against 2,708 without the mode).
+        case modeAt(Int)
+        /// Before each post, another view and its node, elsewhere, are made and
+        /// released (a screen's cells or controllers coming and going between posts):
+        /// every node made or released changes what the links' remembered paths are
+        /// valid for (`ResponderRegistry.membership`), so each post resolves every link
+        /// of its route again (session 41: about 37,600 instructions an operation,
+        /// 30,400 of them the post's resolution, against 2,705 for the post alone). A
+        /// row to bring down, not a target met.
+        case afterChurn
     }
 
-    /// `responderPost(depth:)` after another view and its node, elsewhere, were made
-    /// and released, one of each an operation (a screen's cells or controllers coming
-    /// and going between posts): every node made or released changes what the links'
-    /// remembered paths are valid for (`ResponderRegistry.membership`), so each post
-    /// resolves every link of its route again (session 41: about 37,600 instructions
-    /// an operation, 30,400 of them the post's resolution, against 2,705 for the post
-    /// alone). A row to bring down, not a target met.
-    static func responderPostAfterChurn(depth: Int) -> Scenario {
+    /// A typed event posted on the main thread at the node of a responder `depth`
+    /// responders below the only subscriber, each responder with a node and no
+    /// mounting: the route is the responder chain, read as the post passes it.
+    static func responderPost(depth: Int, _ variant: ResponderPostVariant = .plain) -> Scenario {
         let counter = Counter()
+        // The harness builds and runs scenarios on the main thread.
         let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
             var responders = [ViewResponder(next: nil)]
             for _ in 0..<depth { responders.append(ViewResponder(next: responders.last)) }
             return (responders, responders.map(\.domino))
         }
         nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let name: String
+        var churns = false
+        switch variant {
+        case .plain:
+            name = "responder.post.depth\(depth)"
+        case .modeAt(let level):
+            nodes[level].deliveryMode = .postingThread
+            name = "responder.post.mode.depth\(depth)"
+        case .afterChurn:
+            name = "responder.post.afterchurn.depth\(depth)"
+            churns = true
+        }
         let bottom = nodes[depth]
         return Scenario(
-            name: "responder.post.afterchurn.depth\(depth)",
+            name: name,
             baseline: nil, target: nil,
             deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
         ) { iterations in
-            for _ in 0..<iterations {
-                // The harness runs scenarios on the main thread.
-                MainActor.assumeIsolated { blackhole(ViewResponder(next: nil).domino) }
-                blackhole(bottom.post(Ping(lane: 0)))
+            if churns {
+                for _ in 0..<iterations {
+                    MainActor.assumeIsolated { blackhole(ViewResponder(next: nil).domino) }
+                    blackhole(bottom.post(Ping(lane: 0)))
+                }
+            } else {
+                for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
             }
             return iterations
         }
