@@ -547,8 +547,10 @@ fi
 # again, each install taking the exclusive lock to record its path: 37,238 to 37,968
 # instructions an operation in four runs (30,400 of them the post's resolution loop;
 # the post alone 2,705), 23 allocations, 198 retains, 317 releases. A cliff to bring
-# down (see issue 28's notes, session 41), not a target met; its limit is today's
-# count plus 3%.
+# down (see issue 28's notes, session 41), not a target met. It moves more than the
+# other rows between runs (37,100 to 38,106 in six runs, CI's included: the node and
+# responder made and freed each operation go through malloc), so its limit is the
+# highest seen plus 5%, 40,000.
 # "per" is the nodes an operation reaches; the table also shows counts per node.
 # Instruction counts hold for x86_64 and the toolchain of CI (Swift 6.3); on another
 # architecture they are printed but not judged (calls are judged everywhere).
@@ -578,7 +580,7 @@ responder.post.depth10   20     120    1     2785          0            13      
 responder.post.mode.depth10  20  120    1     2798          0            13       15
 responder.post.inturn2.depth10  20  120  1   2879          0            14       16
 responder.post.inturn5.depth10  20  120  1   2952          0            14       16
-responder.post.afterchurn.depth10  20  120  1  39109      23           198      317
+responder.post.afterchurn.depth10  20  120  1  40000      23           198      317
 responder.broadcast.tree111  10  60    111   35892         0            223      224
 responder.broadcast.among1000  10  60   1000  155617        0            2005     2006
 responder.broadcast.moved.among1000  10  30  1000  321883  11           3066     3097
