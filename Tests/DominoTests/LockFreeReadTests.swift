@@ -273,7 +273,7 @@ struct LockFreeReadTests {
         #expect(!DominoNode.declinesWalksWithoutALock(DominoNode(label: "plain").publishedMode))
     }
 
-    @MainActor @Test func aResponderNodesFollowerListAndSuccessorSitWhereTheirAccessorsLookForThem() throws {
+    @MainActor @Test func aResponderNodesFollowerListSuccessorAndPathCountSitWhereTheirAccessorsLookForThem() throws {
         let view = SimView("view")
         let link = try #require(view.dominoNode.responderLink)
         #expect(link.followersAreWhereReadersLook)

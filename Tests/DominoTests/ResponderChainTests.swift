@@ -655,6 +655,59 @@ import DominoTesting
         #expect(button.resolvedSuccessor === screen.card.dominoNode)
     }
 
+    /// Making and releasing another view's node (a cell's, between two posts) once
+    /// made the next post along every route resolve every link of it: a node made
+    /// or released anywhere staled every link's remembered path. One node (a path
+    /// is checked against the last 16 registrations one by one), or 20 (then
+    /// against the registry).
+    @Test(arguments: [1, 20])
+    func aPostAfterOtherViewsNodesCameAndWentResolvesNoLinkOfItsRoute(others: Int) throws {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        let button = screen.button.dominoNode
+        button.post(Ping(value: 0))     // resolves the links
+        let last = try #require(firstWalkReadingLinksResolvingNone { value in
+            for index in 0..<others { _ = SimView("cell \(index)").dominoNode }
+            button.post(Ping(value: value))
+        })
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...last))
+        #expect(recorder.nodes.allSatisfy { $0 == "content" })
+    }
+
+    /// As `aPostAfterOtherViewsNodesCameAndWentResolvesNoLinkOfItsRoute`, for the
+    /// census of every responder node that walks down take.
+    @Test func aBroadcastAfterAnotherViewsNodeCameAndWentResolvesNoLink() throws {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.button.dominoNode)
+        let window = screen.window.dominoNode
+        window.broadcast(Ping(value: 0))
+        let last = try #require(firstWalkReadingLinksResolvingNone { value in
+            _ = SimView("cell").dominoNode
+            window.broadcast(Ping(value: value))
+        })
+        #expect(recorder.values(of: Ping.self).map(\.value) == Array(0...last))
+        #expect(recorder.nodes.allSatisfy { $0 == "button" })
+    }
+
+    /// A node made for a responder inside a chain read before stales that chain's
+    /// link however many nodes came and went since it was read: up to 16 are
+    /// checked one by one, more against the registry.
+    @Test(arguments: [0, 20])
+    func nodeMadeForAResponderInsideAChainReadBeforeOtherNodesCameAndWentIsOnTheNextPostsRoute(others: Int) {
+        let screen = Screen()
+        let recorder = EventRecorder()
+        recorder.record(Ping.self, at: screen.content.dominoNode)
+        let button = screen.button.dominoNode
+        button.post(Ping(value: 1))     // button, then the card without a node, then content
+        for index in 0..<others { _ = SimView("cell \(index)").dominoNode }
+        recorder.record(Ping.self, at: screen.card.dominoNode)    // the card gets its node
+        button.post(Ping(value: 2))
+        #expect(recorder.nodes == ["content", "card", "content"])
+        #expect(button.resolvedSuccessor === screen.card.dominoNode)
+    }
+
     @Test func broadcastsAlongLinksThatDidNotChangeReadThemWithoutResolvingAny() throws {
         let screen = Screen()
         let recorder = EventRecorder()

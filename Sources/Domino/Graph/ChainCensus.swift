@@ -41,10 +41,11 @@
 /// census of every node keeps by holding their nodes' links (`keepers`: each link's
 /// `hostReference` keeps its host's memory). A
 /// responder read now at the address of one read before that has died is taken for
-/// it only where that changes nothing: the registry has not changed since the path
-/// was read (`ResponderRegistry.membership`, compared again after the reads), so it
-/// has a node exactly when its predecessor had, none; the last one is compared with
-/// the successor's live host. A host that is gone fails the census, and its node's
+/// it only where that changes nothing: no responder the path passed had a node when
+/// the census was taken (`ResponderLink.holdsValidPath()`) and the registry has not
+/// changed since (`ResponderRegistry.membership`, compared again after the reads),
+/// so it has none, as its predecessor had none; the last one is compared with the
+/// successor's live host. A host that is gone fails the census, and its node's
 /// link is resolved again. Holding the hosts instead would keep a view alive on
 /// another thread, to be released there (a broadcast off the main thread once held
 /// every host, and a test on the main thread saw a view outlive its last reference).
@@ -195,7 +196,7 @@ final class ChainCensus: @unchecked Sendable {
     /// more).
     @inline(__always)
     private func take(_ nodes: some Sequence<NodeLink>, keepingLinks: Bool) {
-        let membership = membership, onMainThread = onMainThread
+        let onMainThread = onMainThread
         var checkable = true
         // The last entry's successor's host, when it has one (see `Entry.hostIsPreviousEnd`).
         var previousEnd: ObjectIdentifier?
@@ -212,7 +213,7 @@ final class ChainCensus: @unchecked Sendable {
                     if !link.wasRead { checkable = false }
                     return
                 }
-                guard link.readPathMembership == membership, !link.readPath.isEmpty || link.successor == nil else {
+                guard link.holdsValidPath(), !link.readPath.isEmpty || link.successor == nil else {
                     checkable = false
                     return
                 }

@@ -89,6 +89,9 @@ final class ResponderLink: @unchecked Sendable {
     @exclusivity(unchecked) private var followerList = NodeList()
     /// `successor`'s node address, or 0: second, so that `successorAddress` finds it.
     @exclusivity(unchecked) private var successorWord: UInt = 0
+    /// `readPathRegistrations`' bit pattern: third, so that
+    /// `readPathRegistrationsAddress` finds it.
+    @exclusivity(unchecked) private var readPathRegistrationsWord = UInt(bitPattern: -1)
     /// The host, held without keeping it alive; kept in a `WeakResponder` so that
     /// a census can copy the reference without loading the host (see `ChainCensus`).
     let hostReference: WeakResponder
@@ -120,6 +123,11 @@ final class ResponderLink: @unchecked Sendable {
     @inline(__always)
     private var successorAddress: UnsafeMutableRawPointer {
         firstStoredProperty(of: self) + MemoryLayout<NodeList>.stride
+    }
+    /// Where `readPathRegistrationsWord` is: the third stored property.
+    @inline(__always)
+    private var readPathRegistrationsAddress: UnsafeMutableRawPointer {
+        successorAddress + MemoryLayout<UInt>.stride
     }
     /// The nodes whose successor is this node (responder-chain children).
     @inline(__always)
@@ -176,24 +184,63 @@ final class ResponderLink: @unchecked Sendable {
     }
     /// The responders the last resolution read above the host, in order: up to the
     /// one whose node is `successor`, or to the last one, whose next responder was
-    /// nil. Valid while `ResponderRegistry.membership` equals `readPathMembership`
-    /// (-1: no path, as after a chain found too long). A walk that reads the same
-    /// responders again knows the link unchanged without resolving it (see
+    /// nil. `readPathRegistrations` is `ResponderRegistry.registrations` when it
+    /// was read (-1: no path, as after a chain found too long); the path stays valid
+    /// while no responder on it gets a node (see `holdsValidPath()`). A walk that reads
+    /// the same responders again knows the link unchanged without resolving it (see
     /// `ChainCensus`). Written under the exclusive lock.
+    ///
+    /// `readPathRegistrations` is written under the exclusive lock, and raised under
+    /// a stripe by `holdsValidPath()`, always to the registry's count then, which
+    /// no stripe's holder can change: several may store the same number at once,
+    /// so the word is atomic (relaxed: every reader holds the lock).
     @exclusivity(unchecked) var readPath: [ObjectIdentifier] = []
-    @exclusivity(unchecked) var readPathMembership = -1
+    var readPathRegistrations: Int {
+        @inline(__always) get {
+            Int(bitPattern: AtomicWord.atomic(readPathRegistrationsAddress).load(ordering: .relaxed))
+        }
+        set {
+            AtomicWord.atomic(readPathRegistrationsAddress).store(UInt(bitPattern: newValue), ordering: .relaxed)
+        }
+    }
+
+    /// True when `readPath` still tells where the chain leads, read along the same
+    /// responders: no responder on it got a node since it was read, and the link is
+    /// not marked to be resolved again. Raises `readPathRegistrations` to the
+    /// registry's count when it had moved, so that the next check is one compare
+    /// (a link whose chain holds is never installed again). Lock held.
+    ///
+    /// Not every change of the registry (`ResponderRegistry.membership`), as until
+    /// session 42: a node released leaves every path valid (the responders a path
+    /// passed had none; a node it led to cuts the link and marks it, see
+    /// `DominoNode.unregisterLocked`), and a node made stales only the paths that
+    /// pass its responder. Before, any responder node made or released anywhere (a
+    /// cell's, between two posts) made the next post along every route resolve
+    /// every link of it: a post up 10 responder nodes about 37,000 instructions
+    /// against 2,700.
+    func holdsValidPath() -> Bool {
+        let since = readPathRegistrations
+        guard since >= 0, !successorWent else { return false }
+        let now = ResponderRegistry.registrations
+        if since == now { return true }
+        guard ResponderRegistry.noneRegistered(on: readPath, since: since, endingAt: successor) else { return false }
+        readPathRegistrations = now
+        return true
+    }
     /// True once a walk off the main thread was cut short here, before the chain was
     /// ever read, and said so (``Diagnostic/Code/responderChainUnread``, once per
     /// node). Written under the exclusive lock.
     @exclusivity(unchecked) var reportedUnread = false
 
-    /// True when `followerList` is where `followers` looks, and `successorWord`
-    /// where `successor` does (for tests).
+    /// True when `followerList` is where `followers` looks, `successorWord` where
+    /// `successor` does, and `readPathRegistrationsWord` where
+    /// `readPathRegistrations` does (for tests).
     var followersAreWhereReadersLook: Bool {
         let base = firstStoredProperty(of: self)
         return base == _getUnsafePointerToStoredProperties(self)
             && withUnsafeMutablePointer(to: &followerList) { UnsafeMutableRawPointer($0) == base }
             && withUnsafeMutablePointer(to: &successorWord) { UnsafeMutableRawPointer($0) == successorAddress }
+            && withUnsafeMutablePointer(to: &readPathRegistrationsWord) { UnsafeMutableRawPointer($0) == readPathRegistrationsAddress }
     }
 
     init(host: any DominoResponder) {
@@ -411,7 +458,52 @@ enum ResponderRegistry {
     /// may lead through links never read on it (see `RouteReading`).
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
     /// How many responder nodes were created (see `ResponderLink.registration`).
+    /// A path read when it was N stays valid while no responder on it got a node
+    /// (`ResponderLink.holdsValidPath()`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
+    /// The responders of the last `recentCount` registrations, registration N's in
+    /// slot N % `recentCount` (`ObjectIdentifier` bit patterns), so that a path
+    /// read a few registrations ago is checked against those few rather than the
+    /// registry (`noneRegistered(on:since:endingAt:)`). Written under the exclusive
+    /// lock.
+    private static let recentCount = 16
+    nonisolated(unsafe) private static let recentlyRegistered: UnsafeMutablePointer<UInt> = {
+        let slots = UnsafeMutablePointer<UInt>.allocate(capacity: recentCount)
+        slots.initialize(repeating: 0, count: recentCount)
+        return slots
+    }()
+
+    /// Counts a registration of a node for the responder `id`. Exclusive lock held.
+    static func countRegistration(of id: ObjectIdentifier) -> Int {
+        registrations &+= 1
+        recentlyRegistered[registrations & (recentCount &- 1)] = UInt(bitPattern: id)
+        return registrations
+    }
+
+    /// True when no responder of `path` but the last (the host of `successor`,
+    /// when there is one: its node is `successor` until its deinit cuts the link)
+    /// got a node since `registrations` was `since`. By the responders registered
+    /// since when they are few (then the last too, which a new node of its host
+    /// leaves in doubt); else by the registry itself. Lock held.
+    static func noneRegistered(on path: [ObjectIdentifier], since: Int, endingAt successor: NodeLink?) -> Bool {
+        let count = registrations &- since
+        if count > 0 && count <= recentCount {
+            var number = since &+ 1
+            while number <= registrations {
+                let registered = recentlyRegistered[number & (recentCount &- 1)]
+                for id in path where UInt(bitPattern: id) == registered { return false }
+                number &+= 1
+            }
+            return true
+        }
+        var passed = path.count
+        if let successor {
+            guard passed > 0, nodes[path[passed &- 1]] == successor else { return false }
+            passed &-= 1
+        }
+        for index in 0..<passed where nodes[path[index]] != nil { return false }
+        return true
+    }
     /// The last resolution ticket taken (see `takeResolutionTicket()`): an object of
     /// its own, off the lines walks read, as each link's `installedTicket` is.
     private static let resolutionTickets = ManagedAtomic<Int>(0)
@@ -579,10 +671,9 @@ extension DominoNode {
         ResponderRegistry.nodes[link.hostID] = NodeLink(self)
         ResponderRegistry.exist = true
         graphLock.publishRespondersExist()
-        ResponderRegistry.registrations += 1
+        link.registration = ResponderRegistry.countRegistration(of: link.hostID)
         ResponderRegistry.membership &+= 1
         ResponderRegistry.linksWritten &+= 1
-        link.registration = ResponderRegistry.registrations
         // Chains read before may pass through this responder, leading past its node.
         ResponderRegistry.generation &+= 1
         link.registeredAt = ResponderRegistry.generation
@@ -1099,9 +1190,10 @@ extension DominoNode {
         var responders: [ObjectIdentifier] = []
         var membership: Int?
 
-        /// True when `link` remembers this path, valid now. Lock held.
+        /// True when `link` remembers this path, read at the registry's last
+        /// registration. Lock held.
         func isRemembered(by link: ResponderLink) -> Bool {
-            link.readPathMembership == ResponderRegistry.membership && link.readPath == responders
+            link.readPathRegistrations == ResponderRegistry.registrations && link.readPath == responders
         }
 
         /// True when a responder this path passed had no node when it was read and
@@ -1125,11 +1217,11 @@ extension DominoNode {
         func remember(in link: ResponderLink) {
             let now = ResponderRegistry.membership
             guard (membership ?? now) == now else {
-                link.readPathMembership = -1
+                link.readPathRegistrations = -1
                 return
             }
             link.readPath = responders
-            link.readPathMembership = now
+            link.readPathRegistrations = ResponderRegistry.registrations
         }
     }
 
@@ -1168,7 +1260,7 @@ extension DominoNode {
             if link.installedTicket.load(ordering: .relaxed) > ticket { return (true, generation, true, false) }
             let successor = link.followsChain ? resolved : nil
             // Nothing to write when the link was read before and remembers this path.
-            let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathMembership < 0))
+            let settled = link.wasRead && (path?.isRemembered(by: link) ?? (link.readPathRegistrations < 0))
             let successorUnread = successor?.responderLink.map { !$0.wasRead } ?? false
             let unchanged = link.successor.map { current in successor.map { current.refers(to: $0) } ?? false } ?? (successor == nil)
                 // A link marked stale is written, to clear the mark; so are followers
@@ -1208,7 +1300,7 @@ extension DominoNode {
             // Once per link: that it has been read is what tells a walk off the main
             // thread whether its route is cut short here; and once per path read.
             link.wasRead = true
-            if let path { path.remember(in: link) } else { link.readPathMembership = -1 }
+            if let path { path.remember(in: link) } else { link.readPathRegistrations = -1 }
             ResponderRegistry.linksWritten &+= 1
             ThreadState.current.pointee.linkWrites &+= 1
             // Where the link leads now, not where the shared read found it: an older
