@@ -42,7 +42,7 @@
 /// `hostReference` keeps its host's memory). A
 /// responder read now at the address of one read before that has died is taken for
 /// it only where that changes nothing: no responder the path passed had a node when
-/// the census was taken (`ResponderLink.holdsValidPath()`) and the registry has not
+/// the census was taken (`ResponderLink.holdsValidPath(now:)`) and the registry has not
 /// changed since (`ResponderRegistry.membership`, compared again after the reads),
 /// so it has none, as its predecessor had none; the last one is compared with the
 /// successor's live host. A host that is gone fails the census, and its node's
@@ -143,7 +143,8 @@ final class ChainCensus: @unchecked Sendable {
         paths.removeAll()
         if let route {
             for node in route { routeNodes.append(node) }
-            take(route, keepingLinks: false)
+            // Twice at most: `raiseValidPaths` raises every path it can.
+            while take(route, keepingLinks: false), raiseValidPaths(of: route) {}
         } else {
             takeEveryNode()
         }
@@ -155,7 +156,29 @@ final class ChainCensus: @unchecked Sendable {
         entries.reserve(count)
         keepers.reserve(count)
         paths.reserve(count)
-        take(ResponderRegistry.nodes.values, keepingLinks: true)
+        let nodes = ResponderRegistry.nodes.values
+        while take(nodes, keepingLinks: true), raiseValidPaths(of: nodes) {}
+    }
+
+    /// Raises the count of every path of `nodes`' links that was read before the
+    /// registry's last registration and still holds
+    /// (`ResponderLink.holdsValidPath(now:)`), for `take` to take them again; false
+    /// when one does not hold (the census cannot be checked, whatever is raised).
+    /// Lock held. Out of `take`'s loop: a call there, even one never made, cost
+    /// the census of every node about 4 instructions a node (its registers).
+    @inline(never)
+    private func raiseValidPaths(of nodes: some Sequence<NodeLink>) -> Bool {
+        let registrations = ResponderRegistry.registrations
+        for nodeLink in nodes {
+            let holds = nodeLink.withNode { node -> Bool in
+                guard let link = node.responderLink, link.followsChain, !(link.readsOnMainThreadOnly && !onMainThread) else {
+                    return true
+                }
+                return link.holdsValidPath(now: registrations)
+            }
+            if !holds { return false }
+        }
+        return true
     }
 
     /// True when this is a census of `route` (the responder nodes of a walk up, in
@@ -194,10 +217,14 @@ final class ChainCensus: @unchecked Sendable {
     /// be checked. Lock held. Inlined into each caller, so that `keepingLinks` is
     /// known there (out of line, the census of every node cost 6 instructions a node
     /// more).
+    ///
+    /// - Returns: True when it found a path read before the registry's last
+    ///   registration (`ResponderLink.readPathRegistrations`), which may still hold:
+    ///   the caller raises such paths (`raiseValidPaths(of:)`) and takes it again.
     @inline(__always)
-    private func take(_ nodes: some Sequence<NodeLink>, keepingLinks: Bool) {
-        let onMainThread = onMainThread
-        var checkable = true
+    private func take(_ nodes: some Sequence<NodeLink>, keepingLinks: Bool) -> Bool {
+        let onMainThread = onMainThread, registrations = ResponderRegistry.registrations
+        var checkable = true, readBefore = false
         // The last entry's successor's host, when it has one (see `Entry.hostIsPreviousEnd`).
         var previousEnd: ObjectIdentifier?
         for nodeLink in nodes where checkable {
@@ -213,7 +240,12 @@ final class ChainCensus: @unchecked Sendable {
                     if !link.wasRead { checkable = false }
                     return
                 }
-                guard link.holdsValidPath(), !link.readPath.isEmpty || link.successor == nil else {
+                guard link.readPathRegistrations == registrations else {
+                    readBefore = true
+                    checkable = false
+                    return
+                }
+                guard !link.readPath.isEmpty || link.successor == nil else {
                     checkable = false
                     return
                 }
@@ -248,6 +280,7 @@ final class ChainCensus: @unchecked Sendable {
             releaseKeepers()
             paths.removeAll()
         }
+        return readBefore
     }
 
     /// What `check(thread:stale:)` found.

@@ -186,12 +186,12 @@ final class ResponderLink: @unchecked Sendable {
     /// one whose node is `successor`, or to the last one, whose next responder was
     /// nil. `readPathRegistrations` is `ResponderRegistry.registrations` when it
     /// was read (-1: no path, as after a chain found too long); the path stays valid
-    /// while no responder on it gets a node (see `holdsValidPath()`). A walk that reads
+    /// while no responder on it gets a node (see `holdsValidPath(now:)`). A walk that reads
     /// the same responders again knows the link unchanged without resolving it (see
     /// `ChainCensus`). Written under the exclusive lock.
     ///
     /// `readPathRegistrations` is written under the exclusive lock, and raised under
-    /// a stripe by `holdsValidPath()`, always to the registry's count then, which
+    /// a stripe by `holdsValidPath(now:)`, always to the registry's count then, which
     /// no stripe's holder can change: several may store the same number at once,
     /// so the word is atomic (relaxed: every reader holds the lock).
     @exclusivity(unchecked) var readPath: [ObjectIdentifier] = []
@@ -205,10 +205,16 @@ final class ResponderLink: @unchecked Sendable {
     }
 
     /// True when `readPath` still tells where the chain leads, read along the same
-    /// responders: no responder on it got a node since it was read, and the link is
-    /// not marked to be resolved again. Raises `readPathRegistrations` to the
-    /// registry's count when it had moved, so that the next check is one compare
-    /// (a link whose chain holds is never installed again). Lock held.
+    /// responders: no responder on it got a node since it was read. Raises
+    /// `readPathRegistrations` to the registry's count when it had moved, so that
+    /// the next check is one compare (a link whose chain holds is never installed
+    /// again). Lock held.
+    ///
+    /// A link cut since (its successor's node went: `successorWent`) is no
+    /// exception: it now leads nowhere, and its path, which ends at the host of the
+    /// node that went, holds only while that host has no node (a new one is a
+    /// registration on the path) and its chain ends there, which the walk's read
+    /// finds.
     ///
     /// Not every change of the registry (`ResponderRegistry.membership`), as until
     /// session 42: a node released leaves every path valid (the responders a path
@@ -218,15 +224,24 @@ final class ResponderLink: @unchecked Sendable {
     /// cell's, between two posts) made the next post along every route resolve
     /// every link of it: a post up 10 responder nodes about 37,000 instructions
     /// against 2,700.
-    func holdsValidPath() -> Bool {
+    ///
+    /// - Parameter now: `ResponderRegistry.registrations`, which a caller checking
+    ///   many links loads once.
+    @inline(__always)
+    func holdsValidPath(now: Int) -> Bool {
         let since = readPathRegistrations
-        guard since >= 0, !successorWent else { return false }
-        let now = ResponderRegistry.registrations
         if since == now { return true }
-        guard ResponderRegistry.noneRegistered(on: readPath, since: since, endingAt: successor) else { return false }
+        return holdsPathReadBefore(since, now: now)
+    }
+
+    /// `holdsValidPath(now:)` for a path read at an older count (`since`).
+    @inline(never)
+    private func holdsPathReadBefore(_ since: Int, now: Int) -> Bool {
+        guard since >= 0, ResponderRegistry.noneRegistered(on: readPath, since: since, endingAt: successor) else { return false }
         readPathRegistrations = now
         return true
     }
+
     /// True once a walk off the main thread was cut short here, before the chain was
     /// ever read, and said so (``Diagnostic/Code/responderChainUnread``, once per
     /// node). Written under the exclusive lock.
@@ -459,7 +474,7 @@ enum ResponderRegistry {
     @exclusivity(unchecked) nonisolated(unsafe) static var generation = 0
     /// How many responder nodes were created (see `ResponderLink.registration`).
     /// A path read when it was N stays valid while no responder on it got a node
-    /// (`ResponderLink.holdsValidPath()`).
+    /// (`ResponderLink.holdsValidPath(now:)`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
     /// The responders of the last `recentCount` registrations, registration N's in
     /// slot N % `recentCount` (`ObjectIdentifier` bit patterns), so that a path
