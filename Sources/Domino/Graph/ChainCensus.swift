@@ -156,8 +156,9 @@ final class ChainCensus: @unchecked Sendable {
         entries.reserve(count)
         keepers.reserve(count)
         paths.reserve(count)
-        let nodes = ResponderRegistry.nodes.values
-        while take(nodes, keepingLinks: true), raiseValidPaths(of: nodes) {}
+        // The registry's values read at each use: bound to a constant, they were
+        // retained (a retain and a release a walk down more).
+        while take(ResponderRegistry.nodes.values, keepingLinks: true), raiseValidPaths(of: ResponderRegistry.nodes.values) {}
     }
 
     /// Raises the count of every path of `nodes`' links that was read before the
@@ -170,13 +171,13 @@ final class ChainCensus: @unchecked Sendable {
     private func raiseValidPaths(of nodes: some Sequence<NodeLink>) -> Bool {
         let registrations = ResponderRegistry.registrations
         for nodeLink in nodes {
-            let holds = nodeLink.withNode { node -> Bool in
-                guard let link = node.responderLink, link.followsChain, !(link.readsOnMainThreadOnly && !onMainThread) else {
-                    return true
-                }
+            // Borrowed, as in `take` (bound as references, each was retained).
+            let found = nodeLink.withNode { $0.responderLink.map(Unmanaged.passUnretained) }
+            let holds = found?._withUnsafeGuaranteedRef { link -> Bool in
+                guard link.followsChain, !(link.readsOnMainThreadOnly && !onMainThread) else { return true }
                 return link.holdsValidPath(now: registrations)
             }
-            if !holds { return false }
+            if holds == false { return false }
         }
         return true
     }
