@@ -3,6 +3,7 @@ import Foundation
 
 // Model-based testing of routes along responder chains: random sequences of views
 // made, linked, moved and released, nodes made for them (or plain, and mounted),
+// other views' nodes made and released (cells coming and going),
 // subscriptions, posts, broadcasts and raises, against a model that computes each
 // responder node's successor from the views as they are now (the node of the nearest
 // view up the chain that has one). A post must reach exactly the model's route, in
@@ -245,7 +246,7 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
 
     for _ in 0..<80 {
         let slot = Int.random(in: 0..<responderModelSlots, using: &random)
-        switch Int.random(in: 0..<18, using: &random) {
+        switch Int.random(in: 0..<19, using: &random) {
         case 0, 1:
             guard views[slot] == nil, nodes[slot] == nil else { continue }
             views[slot] = ModelView.make(anyThread: anyThread)
@@ -268,6 +269,14 @@ func responderModelDivergence<Random: RandomNumberGenerator>(using random: inout
             node.followsResponderChain = follows
             if follows { model.notFollowing.remove(slot) } else { model.notFollowing.insert(slot) }
             done.append("\(slot) follows its chain: \(follows)")
+        case 18:
+            // Views elsewhere and their nodes made and released (a list's cells):
+            // change nothing the model sees. One or a few leave every remembered
+            // path checked against the registrations since, one by one; more than
+            // 16, against the registry.
+            let count = [1, 3, 20].randomElement(using: &random)!
+            for _ in 0..<count { _ = DominoNode(label: "cell", responder: ModelView.make(anyThread: anyThread)) }
+            done.append("\(count) cells came and went")
         case 17:
             // Reads the chain now: changes nothing the model sees.
             guard let node = nodes[slot] else { continue }
