@@ -197,4 +197,59 @@ import Testing
         // Once the chain stays, posts reach the top again.
         #expect(leafNode.post(Ping(value: -1)).deliveries == 1)
     }
+
+    @Test(arguments: [Array(0..<40), [0], [0, 1]])
+    func postsUpAResponderChainIntoPlainNodesWhoseTopIsMountedBelowAndBackMeanwhileEndAndPassEachNodeAtMostOnce(subscribed: [Int]) throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // Ten responder nodes (r0, the leaf, up to r9, along their chain), r9 mounted
+        // at p0 of 30 plain nodes (p0 up to p29). A writer moves between two shapes,
+        // neither with a cycle: the plain chain whole, and p5 cut from p6 with p29
+        // mounted at p5. No responder link changes, so each posting thread keeps its
+        // route's census and reads the route without a lock; read at two moments,
+        // the links make a loop of 25 levels (p5 > p6 ... p29 > p5 ...). The walk
+        // checks the link sequence every 16 levels and once after the walk, as walks
+        // of plain nodes do: each post must end, reach the leaf once and pass no node
+        // twice (without the check after the walk: a post passed more than 40 nodes,
+        // or a node heard a post twice, in 3 runs of 3).
+        let responders = (0..<10).map { _ in AnyThreadModelView() }
+        for index in 0..<9 { responders[index].next = responders[index + 1] }
+        let responderNodes = responders.enumerated().map { DominoNode(label: "r\($0.offset)", responder: $0.element) }
+        let plain = (0..<30).map { DominoNode(label: "p\($0)") }
+        #expect(responderNodes[9].mount(at: plain[0]))
+        for index in 0..<29 { #expect(plain[index].mount(at: plain[index + 1])) }
+        let nodes = responderNodes + plain
+        let log = Log<Int>()
+        for index in subscribed {
+            nodes[index].subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 64 &+ index) }
+        }
+        // More posts where they are cheap: a post meets a moved shape less often.
+        let readers = 2, postsPerReader = subscribed.count > 2 ? 20_000 : 100_000
+        let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
+        let (cut, below, top) = (plain[5], plain[6], plain[29])
+        let leaf = responderNodes[0]
+        Thread.detachNewThread {
+            while done.value < readers {
+                cut.unmount(from: below)
+                top.mount(at: cut)
+                top.unmount(from: cut)
+                cut.mount(at: below)
+            }
+            writerEnded.signal()
+        }
+        runConcurrently(readers) { reader in
+            var most = 0
+            for value in 0..<postsPerReader {
+                most = max(most, leaf.post(Ping(value: reader * postsPerReader + value)).nodesVisited)
+            }
+            longest.append(most)
+            done.increment()
+        }
+        writerEnded.wait()
+        #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
+        let deliveries = log.entries
+        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one post twice")
+        #expect(deliveries.count { $0 % 64 == 0 } == readers * postsPerReader)
+        #expect(longest.entries.allSatisfy { $0 <= 40 }, "a post passed more nodes than the route has: \(longest.entries)")
+        withExtendedLifetime(responders) {}
+    }
 }
