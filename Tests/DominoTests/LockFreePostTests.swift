@@ -617,6 +617,52 @@ extension LockFreePostTests {
         #expect(result.nodesVisited == 6)
     }
 
+    @Test func broadcastsDownADeepChainWhoseLowerPartAWriterMountsBelowItsLeafAndBackEndAndReachEachNodeAtMostOncePerBroadcast() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // n39 (the root) down to n0 (the leaf). A writer moves between two shapes,
+        // neither with a cycle: the chain whole, and n35 cut from n36 with n36 (then
+        // childless) mounted at n0 too. Read at two moments, the children make a
+        // loop: n36 > n35 (whole) ... n0 > n36 (cut) > n35 (whole again) .... A walk
+        // down without a lock checks the link sequence every 16 nodes, not at each,
+        // so a lap of 36 nodes is found, and the walk as a whole once after it: each
+        // broadcast must end, reach the root once and no node twice. (A walk down
+        // collects before it delivers, so a lap found by the periodic check delivers
+        // nothing; without the check after the walk, a node heard a broadcast twice
+        // and broadcasts passed more than 40 nodes in 2 runs of 8.)
+        let nodes = (0..<40).map { DominoNode(label: "n\($0)") }
+        for index in 0..<39 { #expect(nodes[index].mount(at: nodes[index + 1])) }
+        let log = Log<Int>()
+        for (index, node) in nodes.enumerated() {
+            node.subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 64 &+ index) }
+        }
+        let readers = 2, broadcastsPerReader = 100_000
+        let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
+        let (leaf, cut, above, root) = (nodes[0], nodes[35], nodes[36], nodes[39])
+        Thread.detachNewThread {
+            while done.value < readers {
+                cut.unmount(from: above)
+                above.mount(at: leaf)
+                above.unmount(from: leaf)
+                cut.mount(at: above)
+            }
+            writerEnded.signal()
+        }
+        runConcurrently(readers) { reader in
+            var most = 0
+            for value in 0..<broadcastsPerReader {
+                most = max(most, root.broadcast(Ping(value: reader * broadcastsPerReader + value)).nodesVisited)
+            }
+            longest.append(most)
+            done.increment()
+        }
+        writerEnded.wait()
+        #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
+        let deliveries = log.entries
+        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one broadcast twice")
+        #expect(deliveries.count { $0 % 64 == 39 } == readers * broadcastsPerReader)
+        #expect(longest.entries.allSatisfy { $0 <= 40 }, "a broadcast reached more nodes than the chain has: \(longest.entries)")
+    }
+
     @Test func aRaiseRunsItsRaiseHandlersUpThenEveryNodeDownWhileAWriterHoldsTheLock() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         let root = DominoNode(label: "root")
