@@ -136,32 +136,12 @@ extension LockFreePostTests {
             nodes[index].subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 64 &+ index) }
         }
         // More posts where they are cheap: a post meets a moved shape less often.
-        let readers = 2, postsPerReader = subscribed.count > 2 ? 20_000 : 100_000
-        let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
         let (cut, below, top) = (nodes[5], nodes[6], nodes[39])
-        Thread.detachNewThread {
-            while done.value < readers {
-                cut.unmount(from: below)
-                top.mount(at: cut)
-                top.unmount(from: cut)
-                cut.mount(at: below)
-            }
-            writerEnded.signal()
-        }
-        runConcurrently(readers) { reader in
-            var most = 0
-            for value in 0..<postsPerReader {
-                most = max(most, nodes[0].post(Ping(value: reader * postsPerReader + value)).nodesVisited)
-            }
-            longest.append(most)
-            done.increment()
-        }
-        writerEnded.wait()
-        #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
-        let deliveries = log.entries
-        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one post twice")
-        #expect(deliveries.count { $0 % 64 == 0 } == readers * postsPerReader)
-        #expect(longest.entries.allSatisfy { $0 <= 40 }, "a post passed more nodes than the chain has: \(longest.entries)")
+        walksWhileAWriterMovesBetweenTwoShapes(
+            walksPerReader: subscribed.count > 2 ? 20_000 : 100_000, heardAt: 0, of: 40, log: log,
+            move: { cut.unmount(from: below); top.mount(at: cut); top.unmount(from: cut); cut.mount(at: below) },
+            walk: { nodes[0].post(Ping(value: $0)).nodesVisited }
+        )
     }
 
     @Test func aPostThroughANodeWithTwoParentsIsDeliveredInRouteOrderWhileAWriterHoldsTheLock() throws {
@@ -635,32 +615,12 @@ extension LockFreePostTests {
         for (index, node) in nodes.enumerated() {
             node.subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 64 &+ index) }
         }
-        let readers = 2, broadcastsPerReader = 100_000
-        let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
         let (leaf, cut, above, root) = (nodes[0], nodes[35], nodes[36], nodes[39])
-        Thread.detachNewThread {
-            while done.value < readers {
-                cut.unmount(from: above)
-                above.mount(at: leaf)
-                above.unmount(from: leaf)
-                cut.mount(at: above)
-            }
-            writerEnded.signal()
-        }
-        runConcurrently(readers) { reader in
-            var most = 0
-            for value in 0..<broadcastsPerReader {
-                most = max(most, root.broadcast(Ping(value: reader * broadcastsPerReader + value)).nodesVisited)
-            }
-            longest.append(most)
-            done.increment()
-        }
-        writerEnded.wait()
-        #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
-        let deliveries = log.entries
-        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one broadcast twice")
-        #expect(deliveries.count { $0 % 64 == 39 } == readers * broadcastsPerReader)
-        #expect(longest.entries.allSatisfy { $0 <= 40 }, "a broadcast reached more nodes than the chain has: \(longest.entries)")
+        walksWhileAWriterMovesBetweenTwoShapes(
+            walksPerReader: 100_000, heardAt: 39, of: 40, log: log,
+            move: { cut.unmount(from: above); above.mount(at: leaf); above.unmount(from: leaf); cut.mount(at: above) },
+            walk: { root.broadcast(Ping(value: $0)).nodesVisited }
+        )
     }
 
     @Test func aRaiseRunsItsRaiseHandlersUpThenEveryNodeDownWhileAWriterHoldsTheLock() throws {
@@ -879,4 +839,35 @@ private func race(
     }
     writersEnded.wait()
     writersEnded.wait()
+}
+
+/// Walks on two threads while a writer thread moves the graph between two shapes,
+/// neither with a cycle, until they end: `walk` (given a value unique to the walk,
+/// returning the nodes it visited) `walksPerReader` times on each. Handlers record
+/// `value * 64 + index` in `log`. Each walk must end, no node may hear a walk twice,
+/// the node `heardAt` must hear every walk, and no walk may visit more than `of`
+/// nodes (the graph's). The moves must not close a cycle (a cycle would close the
+/// walk gate and send every walk to its stripe for the rest of the process).
+func walksWhileAWriterMovesBetweenTwoShapes(
+    walksPerReader: Int, heardAt index: Int, of nodeCount: Int, log: Log<Int>,
+    move: @escaping @Sendable () -> Void, walk: @escaping @Sendable (Int) -> Int
+) {
+    let readers = 2
+    let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        while done.value < readers { move() }
+        writerEnded.signal()
+    }
+    runConcurrently(readers) { reader in
+        var most = 0
+        for value in 0..<walksPerReader { most = max(most, walk(reader * walksPerReader + value)) }
+        longest.append(most)
+        done.increment()
+    }
+    writerEnded.wait()
+    #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
+    let deliveries = log.entries
+    #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one walk twice")
+    #expect(deliveries.count { $0 % 64 == index } == readers * walksPerReader)
+    #expect(longest.entries.allSatisfy { $0 <= nodeCount }, "a walk visited more nodes than the graph has: \(longest.entries)")
 }

@@ -223,33 +223,13 @@ import Testing
             nodes[index].subscribe(Ping.self, on: .postingThread) { ping in log.append(ping.value &* 64 &+ index) }
         }
         // More posts where they are cheap: a post meets a moved shape less often.
-        let readers = 2, postsPerReader = subscribed.count > 2 ? 20_000 : 100_000
-        let done = Counter(), longest = Log<Int>(), writerEnded = DispatchSemaphore(value: 0)
         let (cut, below, top) = (plain[5], plain[6], plain[29])
         let leaf = responderNodes[0]
-        Thread.detachNewThread {
-            while done.value < readers {
-                cut.unmount(from: below)
-                top.mount(at: cut)
-                top.unmount(from: cut)
-                cut.mount(at: below)
-            }
-            writerEnded.signal()
-        }
-        runConcurrently(readers) { reader in
-            var most = 0
-            for value in 0..<postsPerReader {
-                most = max(most, leaf.post(Ping(value: reader * postsPerReader + value)).nodesVisited)
-            }
-            longest.append(most)
-            done.increment()
-        }
-        writerEnded.wait()
-        #expect(walkGateIsOpen, "a mount closed a cycle: the walks took their stripe")
-        let deliveries = log.entries
-        #expect(Dictionary(deliveries.map { ($0, 1) }, uniquingKeysWith: +).values.max() == 1, "a node heard one post twice")
-        #expect(deliveries.count { $0 % 64 == 0 } == readers * postsPerReader)
-        #expect(longest.entries.allSatisfy { $0 <= 40 }, "a post passed more nodes than the route has: \(longest.entries)")
+        walksWhileAWriterMovesBetweenTwoShapes(
+            walksPerReader: subscribed.count > 2 ? 20_000 : 100_000, heardAt: 0, of: 40, log: log,
+            move: { cut.unmount(from: below); top.mount(at: cut); top.unmount(from: cut); cut.mount(at: below) },
+            walk: { leaf.post(Ping(value: $0)).nodesVisited }
+        )
         withExtendedLifetime(responders) {}
     }
 }
