@@ -234,10 +234,30 @@ final class ResponderLink: @unchecked Sendable {
         return holdsPathReadBefore(since, now: now)
     }
 
-    /// `holdsValidPath(now:)` for a path read at an older count (`since`).
+    /// `holdsValidPath(now:)` for a path read at an older count (`since`): checked
+    /// against the responders registered since when they are few
+    /// (`ResponderRegistry.registered(_:)`; then the last responder too, which a new
+    /// node of its host leaves in doubt), else against the registry
+    /// (`ResponderRegistry.noneHasANode(on:endingAt:)`). The path's responders are
+    /// read in place here: passed to a function, the array was retained and
+    /// released for the call (measured: about 45 instructions a link).
     @inline(never)
     private func holdsPathReadBefore(_ since: Int, now: Int) -> Bool {
-        guard since >= 0, ResponderRegistry.noneRegistered(on: readPath, since: since, endingAt: successor) else { return false }
+        guard since >= 0 else { return false }
+        if now &- since <= ResponderRegistry.recentCount {
+            var number = since &+ 1
+            while number <= now {
+                let registered = ResponderRegistry.registered(number)
+                var index = 0
+                while index < readPath.count {
+                    if UInt(bitPattern: readPath[index]) == registered { return false }
+                    index &+= 1
+                }
+                number &+= 1
+            }
+        } else if !ResponderRegistry.noneHasANode(on: readPath, endingAt: successor) {
+            return false
+        }
         readPathRegistrations = now
         return true
     }
@@ -476,41 +496,39 @@ enum ResponderRegistry {
     /// A path read when it was N stays valid while no responder on it got a node
     /// (`ResponderLink.holdsValidPath(now:)`).
     @exclusivity(unchecked) nonisolated(unsafe) static var registrations = 0
+    /// How many of the last registrations `registered(_:)` tells.
+    static let recentCount = 16
     /// The responders of the last `recentCount` registrations, registration N's in
     /// slot N % `recentCount` (`ObjectIdentifier` bit patterns), so that a path
     /// read a few registrations ago is checked against those few rather than the
-    /// registry (`noneRegistered(on:since:endingAt:)`). Written under the exclusive
-    /// lock.
-    private static let recentCount = 16
-    nonisolated(unsafe) private static let recentlyRegistered: UnsafeMutablePointer<UInt> = {
-        let slots = UnsafeMutablePointer<UInt>.allocate(capacity: recentCount)
-        slots.initialize(repeating: 0, count: recentCount)
-        return slots
-    }()
+    /// registry (`ResponderLink.holdsValidPath(now:)`). Made at the first
+    /// registration (a global with a constant initial value: one made on first use
+    /// was a `swift_once` at each read); written under the exclusive lock.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var recentlyRegistered: UnsafeMutablePointer<UInt>?
 
     /// Counts a registration of a node for the responder `id`. Exclusive lock held.
     static func countRegistration(of id: ObjectIdentifier) -> Int {
+        if recentlyRegistered == nil {
+            let slots = UnsafeMutablePointer<UInt>.allocate(capacity: recentCount)
+            slots.initialize(repeating: 0, count: recentCount)
+            recentlyRegistered = slots
+        }
         registrations &+= 1
-        recentlyRegistered[registrations & (recentCount &- 1)] = UInt(bitPattern: id)
+        recentlyRegistered.unsafelyUnwrapped[registrations & (recentCount &- 1)] = UInt(bitPattern: id)
         return registrations
     }
 
-    /// True when no responder of `path` but the last (the host of `successor`,
-    /// when there is one: its node is `successor` until its deinit cuts the link)
-    /// got a node since `registrations` was `since`. By the responders registered
-    /// since when they are few (then the last too, which a new node of its host
-    /// leaves in doubt); else by the registry itself. Lock held.
-    static func noneRegistered(on path: [ObjectIdentifier], since: Int, endingAt successor: NodeLink?) -> Bool {
-        let count = registrations &- since
-        if count > 0 && count <= recentCount {
-            var number = since &+ 1
-            while number <= registrations {
-                let registered = recentlyRegistered[number & (recentCount &- 1)]
-                for id in path where UInt(bitPattern: id) == registered { return false }
-                number &+= 1
-            }
-            return true
-        }
+    /// The responder of registration `number`, one of the last `recentCount`
+    /// (`ObjectIdentifier`'s bit pattern). Lock held, after a registration.
+    @inline(__always)
+    static func registered(_ number: Int) -> UInt {
+        recentlyRegistered.unsafelyUnwrapped[number & (recentCount &- 1)]
+    }
+
+    /// True when no responder of `path` but the last (the host of `successor`, when
+    /// there is one: its node is `successor` until its deinit cuts the link) has a
+    /// node now. Lock held.
+    static func noneHasANode(on path: [ObjectIdentifier], endingAt successor: NodeLink?) -> Bool {
         var passed = path.count
         if let successor {
             guard passed > 0, nodes[path[passed &- 1]] == successor else { return false }
