@@ -553,9 +553,13 @@ enum ResponderRegistry {
     }
     /// Bumped under the exclusive lock whenever a responder node is registered or
     /// unregistered: while it stays, the responders that have a node stay the same,
-    /// and so does where a chain read along the same responders leads (see
-    /// `ResponderLink.readPath`). Changed under the exclusive lock; read under a
-    /// stripe, or without a lock where that is enough (`ChainCensus.check`).
+    /// and so does where a chain read along the same responders leads. A reading
+    /// that spans a change is not remembered (`ReadPath.remember(in:)`), and a
+    /// census's reads count only when it did not move during them
+    /// (`ChainCensus.check`); a path remembered before stays valid while no
+    /// responder on it gets a node (`ResponderLink.holdsValidPath(now:)`). Changed
+    /// under the exclusive lock; read under a stripe, or without a lock where that
+    /// is enough (`ChainCensus.check`).
     static var membership: Int {
         get { Int(bitPattern: GraphLock.responderMembership) }
         set { GraphLock.responderMembership = UInt(bitPattern: newValue) }
