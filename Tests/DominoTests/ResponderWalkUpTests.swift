@@ -118,6 +118,36 @@ import Testing
         #expect(chain.leafNode.resolvedSuccessor === chain.topNode)
     }
 
+    @Test func theNextPostAfterOneThatResolvedItsChainIsDeliveredWhileAWriterHoldsTheLock() throws {
+        try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
+        // A post that resolved a link of its route leaves the route's census for the
+        // links as they are (before session 42 the next post took its stripe to
+        // take it, and waited 60 s for the writer here). Another suite of this
+        // process may change a link between the two posts: tried again until none
+        // did, for up to 60 s.
+        let chain = Chain()
+        var attempt: (result: PostResult?, waitedForTheWriter: Bool) = (nil, false)
+        var expected = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while attempt.result == nil, ContinuousClock.now < deadline {
+            // The leaf leads straight to the top, then through the middle again.
+            let straight = chain.leafNode.resolvedSuccessor !== chain.topNode
+            chain.leaf.next = straight ? chain.top : chain.middle
+            expected = straight ? 1 : 2
+            let resolutions = ThreadState.current.pointee.responderResolutions
+            chain.leafNode.post(Ping(value: 0))
+            guard ThreadState.current.pointee.responderResolutions > resolutions else { continue }
+            let written = ResponderRegistry.linksWritten
+            attempt = whileAWriterHoldsTheLock {
+                ResponderRegistry.linksWritten == written ? chain.leafNode.post(Ping(value: 1)) : nil
+            }
+        }
+        let delivered = try #require(attempt.result, "a link changed between every two posts")
+        #expect(!attempt.waitedForTheWriter, "the post after the one that resolved the chain waited for the writer")
+        #expect(delivered.deliveries == expected)
+        #expect(chain.heard.entries.last == "top 1")
+    }
+
     @Test func aPostWhoseRouteBranchesAtAMountedResponderNodeReachesItsChainThenItsParent() throws {
         try #require(walkGateIsOpen, "this process used a cycle, tracing of all nodes or a default mode with a queue: walks take their stripe")
         // The middle's node is also mounted at a plain node: the route branches

@@ -900,20 +900,56 @@ extension DominoNode {
         // Held until the walk ends (see `ResponderRegistry.respondersOnRoute`).
         var refreshed: [DominoNode] = []
         var cutShort = false
+        // The route's responder nodes as last collected, for its census.
+        var route: [NodeLink] = []
         while true {
             graphLock.lockShared(stripe: stripe)
             collectLocked(key, into: &plan)
             plan.pinIfBorrowing(thread.pointee.pins)
-            let pending = Self.respondersOnRoute(from: self, skipping: refreshed, onMainThread: onMainThread)
+            route.removeAll(keepingCapacity: true)
+            let pending = Self.respondersOnRoute(from: self, skipping: refreshed, onMainThread: onMainThread, route: &route)
             let collected = ResponderRegistry.generation
             graphLock.unlockShared(stripe: stripe)
             if pending.isEmpty || !Self.refresh(pending, into: &refreshed, collectedAt: collected, cutShort: &cutShort) {
                 plan.routeCutShort = cutShort
+                // Once it resolved links (this pass or one before), whose installs
+                // moved the links' write count past any census the thread keeps.
+                if !pending.isEmpty || !refreshed.isEmpty {
+                    Self.keepCensus(of: route, collectedAt: collected, onMainThread: onMainThread, thread: thread)
+                }
                 return
             }
             plan = Plan()
             plan.writes = thread.pointee.writes
         }
+    }
+
+    /// Takes the census of `route` (a walk up's responder nodes, in route order) for
+    /// this thread's next walks up, unless it keeps one for the links as they are:
+    /// after a walk resolved links of its route, so that the next post along it
+    /// reads the route without a lock rather than take its stripe to take the census
+    /// (session 42: before, the second post after a link changed took its stripe).
+    /// Only while no link changed since `route` was collected
+    /// (`ResponderRegistry.generation` is `collected`): no node of it was
+    /// unregistered meanwhile, so each is still readable. Takes the stripe; what a
+    /// new census replaces is released outside it.
+    @inline(never)
+    static func keepCensus(of route: [NodeLink], collectedAt collected: Int, onMainThread: Bool, thread: UnsafeMutablePointer<ThreadState>) {
+        guard !route.isEmpty else { return }
+        let stripe = thread.pointee.stripe
+        var taken: ChainCensus?
+        graphLock.lockShared(stripe: stripe)
+        if ResponderRegistry.generation == collected {
+            route.withUnsafeBufferPointer { route in
+                guard !thread.pointee.routeCensuses.bringFirst(route, onMainThread: onMainThread, linksWritten: ResponderRegistry.linksWritten) else { return }
+                thread.pointee.routeCensusesTaken &+= 1
+                if !thread.pointee.routeCensuses.retakeLast(route, onMainThread: onMainThread) {
+                    taken = ChainCensus(route: route, onMainThread: onMainThread)
+                }
+            }
+        }
+        graphLock.unlockShared(stripe: stripe)
+        if let taken { thread.pointee.routeCensuses.insertFirst(taken) }
     }
 
     /// The published successor of the responder node of `link` (see

@@ -926,19 +926,23 @@ extension DominoNode {
     }
 
     /// The responder nodes on the route from `start` not yet refreshed, retained so
-    /// that they can be used outside the lock. Lock held.
+    /// that they can be used outside the lock; appends every responder node of the
+    /// route to `route`, in route order. Lock held.
     ///
     /// `refreshed` holds the nodes it lists, so that none of them goes and leaves
     /// its address to a node made since, which would be taken for it and skipped
     /// (found by the stress test of a chain whose middle is replaced and released:
     /// a new middle at a released one's address was never resolved).
-    static func respondersOnRoute(from start: DominoNode, skipping refreshed: [DominoNode], onMainThread: Bool) -> [DominoNode] {
+    static func respondersOnRoute(
+        from start: DominoNode, skipping refreshed: [DominoNode], onMainThread: Bool, route: inout [NodeLink]
+    ) -> [DominoNode] {
         // A set once there are more than a few: the walk after a deep chain was read
         // skips every node of it.
         let skipped = refreshed.count > 16 ? Set(refreshed.lazy.map(ObjectIdentifier.init)) : nil
         var pending: [DominoNode] = []
         Route.walk(from: start) { node in
             guard let link = node.responderLink else { return }
+            route.append(NodeLink(node))
             let id = NodeLink(node).id
             if skipped?.contains(id) ?? refreshed.contains(where: { ObjectIdentifier($0) == id }), !isResolvedAgain(link, onMainThread: onMainThread) { return }
             if let retained = NodeLink(node).retainIfAlive() { pending.append(retained) }
