@@ -42,6 +42,7 @@ extension Scenarios {
             ("responder.post.inturn2.depth10", { responderPostInTurn(leaves: 2, depth: 10) }),
             ("responder.post.inturn5.depth10", { responderPostInTurn(leaves: 5, depth: 10) }),
             ("responder.post.afterchurn.depth10", { responderPost(depth: 10, .afterChurn) }),
+            ("responder.post.aftermove.depth10", { responderPostAfterAMove(depth: 10) }),
         ]
         return build(builders, filter: filter)
     }
@@ -117,6 +118,38 @@ extension Scenarios {
                 }
             } else {
                 for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
+            }
+            return iterations
+        }
+    }
+
+    /// A post up `depth` responder nodes from a leaf moved, before each post, between
+    /// the bottom two (a view re-parented in a chain read before): the first post
+    /// after a link changed, which resolves the route's links again. Session 42: about
+    /// 40,000 instructions, every link above the leaf resolved again (about 2,700
+    /// each) and the resolution loop's route walks and sets; the post after it reads
+    /// without a lock (the census kept by the first). A row to bring down.
+    static func responderPostAfterAMove(depth: Int) -> Scenario {
+        let counter = Counter()
+        let (responders, nodes, leaf) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode], MovableResponder) in
+            var responders = [ViewResponder(next: nil)]
+            for _ in 1..<depth { responders.append(ViewResponder(next: responders.last)) }
+            let leaf = MovableResponder(next: responders[depth - 1])
+            return (responders, responders.map(\.domino) + [leaf.domino], leaf)
+        }
+        nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
+        let places = (responders[depth - 1], responders[depth - 2])
+        let sender = nodes[depth]
+        return Scenario(
+            name: "responder.post.aftermove.depth\(depth)",
+            baseline: nil, target: nil,
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes + [leaf]
+        ) { iterations in
+            MainActor.assumeIsolated {
+                for _ in 0..<iterations {
+                    leaf.next = leaf.next === places.0 ? places.1 : places.0
+                    blackhole(sender.post(Ping(lane: 0)))
+                }
             }
             return iterations
         }
