@@ -42,7 +42,7 @@ extension Scenarios {
             ("responder.post.inturn2.depth10", { responderPostInTurn(leaves: 2, depth: 10) }),
             ("responder.post.inturn5.depth10", { responderPostInTurn(leaves: 5, depth: 10) }),
             ("responder.post.afterchurn.depth10", { responderPost(depth: 10, .afterChurn) }),
-            ("responder.post.aftermove.depth10", { responderPostAfterAMove(depth: 10) }),
+            ("responder.post.aftermove.depth10", { responderPost(depth: 10, .afterMove) }),
         ]
         return build(builders, filter: filter)
     }
@@ -79,6 +79,13 @@ extension Scenarios {
         /// census again and checks it (about 11,000, 4,300 of them making and
         /// releasing the other view and node).
         case afterChurn
+        /// The bottom responder is moved, before each post, between the two above it
+        /// (a view re-parented in a chain read before): the first post after a link
+        /// changed, which resolves the route's links again. Session 42: about 40,000
+        /// instructions, every link above the leaf resolved again (about 2,700 each)
+        /// and the resolution loop's route walks and sets; the post after it reads
+        /// without a lock (the census kept by the first). A row to bring down.
+        case afterMove
     }
 
     /// A typed event posted on the main thread at the node of a responder `depth`
@@ -86,15 +93,18 @@ extension Scenarios {
     /// mounting: the route is the responder chain, read as the post passes it.
     static func responderPost(depth: Int, _ variant: ResponderPostVariant = .plain) -> Scenario {
         let counter = Counter()
-        // The harness builds and runs scenarios on the main thread.
-        let (responders, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode]) in
+        var moves = false
+        if case .afterMove = variant { moves = true }
+        // The harness builds and runs scenarios on the main thread. The bottom
+        // responder is one that can move when the variant moves it.
+        let (responders, leaf, nodes) = MainActor.assumeIsolated { () -> ([ViewResponder], MovableResponder?, [DominoNode]) in
             var responders = [ViewResponder(next: nil)]
-            for _ in 0..<depth { responders.append(ViewResponder(next: responders.last)) }
-            return (responders, responders.map(\.domino))
+            for _ in 0..<(moves ? depth - 1 : depth) { responders.append(ViewResponder(next: responders.last)) }
+            let leaf = moves ? MovableResponder(next: responders[depth - 1]) : nil
+            return (responders, leaf, responders.map(\.domino) + (leaf.map { [$0.domino] } ?? []))
         }
         nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
         let name: String
-        var churns = false
         switch variant {
         case .plain:
             name = "responder.post.depth\(depth)"
@@ -103,53 +113,31 @@ extension Scenarios {
             name = "responder.post.mode.depth\(depth)"
         case .afterChurn:
             name = "responder.post.afterchurn.depth\(depth)"
-            churns = true
+        case .afterMove:
+            name = "responder.post.aftermove.depth\(depth)"
         }
         let bottom = nodes[depth]
         return Scenario(
             name: name,
             baseline: nil, target: nil,
-            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes
+            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes + (leaf.map { [$0] } ?? [])
         ) { iterations in
-            if churns {
+            switch variant {
+            case .afterChurn:
                 for _ in 0..<iterations {
                     MainActor.assumeIsolated { blackhole(ViewResponder(next: nil).domino) }
                     blackhole(bottom.post(Ping(lane: 0)))
                 }
-            } else {
-                for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
-            }
-            return iterations
-        }
-    }
-
-    /// A post up `depth` responder nodes from a leaf moved, before each post, between
-    /// the bottom two (a view re-parented in a chain read before): the first post
-    /// after a link changed, which resolves the route's links again. Session 42: about
-    /// 40,000 instructions, every link above the leaf resolved again (about 2,700
-    /// each) and the resolution loop's route walks and sets; the post after it reads
-    /// without a lock (the census kept by the first). A row to bring down.
-    static func responderPostAfterAMove(depth: Int) -> Scenario {
-        let counter = Counter()
-        let (responders, nodes, leaf) = MainActor.assumeIsolated { () -> ([ViewResponder], [DominoNode], MovableResponder) in
-            var responders = [ViewResponder(next: nil)]
-            for _ in 1..<depth { responders.append(ViewResponder(next: responders.last)) }
-            let leaf = MovableResponder(next: responders[depth - 1])
-            return (responders, responders.map(\.domino) + [leaf.domino], leaf)
-        }
-        nodes[0].subscribe(Ping.self, on: .postingThread) { event in counter.bump(lane: event.lane) }
-        let places = (responders[depth - 1], responders[depth - 2])
-        let sender = nodes[depth]
-        return Scenario(
-            name: "responder.post.aftermove.depth\(depth)",
-            baseline: nil, target: nil,
-            deliveriesPerOperation: 1, counter: counter, keepAlive: responders + nodes + [leaf]
-        ) { iterations in
-            MainActor.assumeIsolated {
-                for _ in 0..<iterations {
-                    leaf.next = leaf.next === places.0 ? places.1 : places.0
-                    blackhole(sender.post(Ping(lane: 0)))
+            case .afterMove:
+                let places = (responders[depth - 1], responders[depth - 2])
+                MainActor.assumeIsolated {
+                    for _ in 0..<iterations {
+                        leaf.unsafelyUnwrapped.next = leaf.unsafelyUnwrapped.next === places.0 ? places.1 : places.0
+                        blackhole(bottom.post(Ping(lane: 0)))
+                    }
                 }
+            case .plain, .modeAt:
+                for _ in 0..<iterations { blackhole(bottom.post(Ping(lane: 0))) }
             }
             return iterations
         }
